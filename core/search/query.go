@@ -1,0 +1,165 @@
+package search
+
+import (
+	"math/bits"
+	"sort"
+	"strings"
+)
+
+// weightedTerm is one index term a query word may stand for, with how much a
+// match on it is worth next to the word itself.
+type weightedTerm struct {
+	term string
+	w    float64
+}
+
+// termGroup is every term one query word may stand for: the word, its
+// synonyms, corrections of a typo. A tool scores the best of them, so a word
+// with many synonyms does not count many times.
+type termGroup []weightedTerm
+
+// Weights of the alternatives, relative to the word as typed.
+const (
+	synonymWeight   = 0.6
+	expansionWeight = 0.8
+	typoWeight      = 0.7
+	typo2Weight     = 0.5
+	prefixWeight    = 0.5
+	genericWeight   = 0.5
+	maxPrefixTerms  = 8
+)
+
+// parseQuery turns free text into term groups for BM25F and patterns for
+// fuzzy name matching. Both are empty when the text has no words.
+func (sn *snapshot) parseQuery(text string) ([]termGroup, []string) {
+	toks := Tokenize(text)
+	words := toks[:0:0]
+	for _, t := range toks {
+		if !stopwords[t] {
+			words = append(words, t)
+		}
+	}
+	if len(words) == 0 {
+		words = toks // a query of only stopwords still means something
+	}
+	if len(words) == 0 {
+		return nil, nil
+	}
+
+	var groups []termGroup
+	seen := map[string]bool{}
+	addWord := func(s string, w float64) {
+		if seen[s] {
+			return
+		}
+		seen[s] = true
+		if g := sn.expand(s, w); len(g) > 0 {
+			groups = append(groups, g)
+		}
+	}
+	var patterns []string
+	for _, t := range words {
+		s := stem(t)
+		w := 1.0
+		if genericVerbs[t] || genericVerbs[s] {
+			w = genericWeight
+		}
+		addWord(s, w)
+		for _, e := range expansionsOf[s] {
+			addWord(e, expansionWeight*w)
+		}
+		if sn.df[s] == 0 && len(expansionsOf[s]) == 0 && len([]rune(t)) >= 3 {
+			patterns = append(patterns, t) // an unknown word may be a typo or abbreviation of a name
+		}
+	}
+	// The words run together ("listpods", "getimg") let the fuzzy matcher
+	// find a name that holds them in order, which favours names over
+	// descriptions for short queries.
+	if len(words) <= 3 {
+		if joined := strings.Join(words, ""); len([]rune(joined)) >= 3 && !contains(patterns, joined) {
+			patterns = append(patterns, joined)
+		}
+	}
+	return groups, patterns
+}
+
+// expand builds the term group of one stemmed query word.
+func (sn *snapshot) expand(s string, w float64) termGroup {
+	g := termGroup{}
+	add := func(t string, tw float64) {
+		if sn.df[t] == 0 {
+			return
+		}
+		for i := range g {
+			if g[i].term == t {
+				g[i].w = max(g[i].w, tw)
+				return
+			}
+		}
+		g = append(g, weightedTerm{t, tw})
+	}
+	add(s, w)
+	for _, syn := range synonymsOf[s] {
+		add(syn, synonymWeight*w)
+	}
+	if sn.df[s] > 0 {
+		return g
+	}
+	// Unknown word: a typo of a known term, or the start of one.
+	for _, c := range sn.typoCandidates(s) {
+		tw := typoWeight * w
+		if c.dist > 1 {
+			tw = typo2Weight * w
+		}
+		add(c.term, tw)
+		for _, syn := range synonymsOf[c.term] {
+			add(syn, synonymWeight*tw)
+		}
+	}
+	if len(s) >= 3 {
+		i := sort.SearchStrings(sn.vocab, s)
+		for n := 0; i < len(sn.vocab) && n < maxPrefixTerms && strings.HasPrefix(sn.vocab[i], s); i++ {
+			add(sn.vocab[i], prefixWeight*w)
+			n++
+		}
+	}
+	return g
+}
+
+type typoCandidate struct {
+	term string
+	dist int
+}
+
+// typoCandidates returns the known terms within edit distance of s: one edit
+// for words of 4 to 7 letters, two from 8 on. Shorter words have too many
+// neighbours to guess from.
+func (sn *snapshot) typoCandidates(s string) []typoCandidate {
+	rs := []rune(s)
+	maxD := 0
+	switch {
+	case len(rs) >= 8:
+		maxD = 2
+	case len(rs) >= 4:
+		maxD = 1
+	default:
+		return nil
+	}
+	mask := runeMask(s)
+	var out []typoCandidate
+	var buf osaBuf
+	for _, v := range sn.vocab {
+		// An edit changes the byte length by at most 4 and the character
+		// set by at most 2; both checks are far cheaper than the distance.
+		if d := len(v) - len(s); d > 4*maxD || -d > 4*maxD {
+			continue
+		}
+		if bits.OnesCount64(runeMask(v)^mask) > 2*maxD {
+			continue
+		}
+		if d := buf.distance(rs, v, maxD); d <= maxD {
+			out = append(out, typoCandidate{v, d})
+		}
+	}
+	return out
+}

@@ -1,0 +1,177 @@
+package search
+
+import (
+	"container/heap"
+	"fmt"
+	"path"
+	"strings"
+)
+
+// Query selects and ranks tools. All set fields must match.
+type Query struct {
+	Text              string            // ranked free text; empty = no ranking, ordered by ID
+	Pattern           string            // glob on ID; path.Match syntax (IDs have no '/', so '*' spans anything)
+	DescriptionFilter string            // substring of description
+	Labels            map[string]string // all must match exactly
+	Plugin            string
+	CaseSensitive     bool // for Pattern and DescriptionFilter
+	Limit, Offset     int  // Limit <= 0: no limit
+}
+
+// Hit is one matching tool. Score is in (0,1], 1 for the best hit.
+type Hit struct {
+	Doc   *Doc
+	Score float64
+}
+
+// Result is one page of hits, best first; Total counts all matches.
+type Result struct {
+	Hits  []Hit
+	Total int
+}
+
+// PatternError reports a malformed glob pattern.
+type PatternError struct {
+	Pattern string
+	Err     error // path.ErrBadPattern
+}
+
+func (e *PatternError) Error() string {
+	return fmt.Sprintf("bad tool name pattern %q: %v", e.Pattern, e.Err)
+}
+
+func (e *PatternError) Unwrap() error { return e.Err }
+
+// Search returns the tools matching q, ranked by q.Text when it is set.
+func (ix *Index) Search(q Query) (Result, error) {
+	f, err := newFilter(q)
+	if err != nil {
+		return Result{}, err
+	}
+	sn := ix.snap.Load()
+	if groups, patterns := sn.parseQuery(q.Text); len(groups) > 0 || len(patterns) > 0 {
+		return sn.rank(groups, patterns, f, q.Offset, q.Limit), nil
+	}
+	return sn.list(f, q.Offset, q.Limit), nil
+}
+
+// filter holds the non-ranking conditions of a query, prepared once.
+type filter struct {
+	pattern, desc string
+	labels        map[string]string
+	plugin        string
+	caseSensitive bool
+	perDoc        bool // whether docOK has anything to check
+}
+
+func newFilter(q Query) (*filter, error) {
+	f := &filter{
+		pattern:       q.Pattern,
+		desc:          q.DescriptionFilter,
+		labels:        q.Labels,
+		plugin:        q.Plugin,
+		caseSensitive: q.CaseSensitive,
+	}
+	if !f.caseSensitive {
+		f.pattern = strings.ToLower(f.pattern)
+		f.desc = strings.ToLower(f.desc)
+	}
+	// path.Match reports a malformed pattern only when it gets that far, so
+	// check it whole against a name that makes it read every part.
+	if _, err := path.Match(f.pattern, ""); err != nil {
+		return nil, &PatternError{Pattern: q.Pattern, Err: err}
+	}
+	f.perDoc = f.pattern != "" && f.pattern != "*" || f.desc != "" || len(f.labels) > 0
+	return f, nil
+}
+
+func (f *filter) segOK(s *segment) bool { return f.plugin == "" || s.plugin == f.plugin }
+
+func (f *filter) docOK(s *segment, i int) bool {
+	if !f.perDoc {
+		return true
+	}
+	d := s.docs[i]
+	id, desc := d.ID, d.Description
+	if !f.caseSensitive {
+		id, desc = s.lowerID[i], s.lowerDesc[i]
+	}
+	if f.pattern != "" {
+		if ok, _ := path.Match(f.pattern, id); !ok {
+			return false
+		}
+	}
+	if f.desc != "" && !strings.Contains(desc, f.desc) {
+		return false
+	}
+	for k, v := range f.labels {
+		if got, ok := d.Labels[k]; !ok || got != v {
+			return false
+		}
+	}
+	return true
+}
+
+// list returns the matching tools in ID order, for queries without text.
+// Segments are each sorted by ID, so a k-way merge yields the page without
+// sorting the whole catalog.
+func (sn *snapshot) list(f *filter, offset, limit int) Result {
+	var res Result
+	var h cursorHeap
+	for _, s := range sn.segs {
+		if !f.segOK(s) {
+			continue
+		}
+		if !f.perDoc {
+			res.Total += len(s.docs)
+		} else {
+			for i := range s.docs {
+				if f.docOK(s, i) {
+					res.Total++
+				}
+			}
+		}
+		if len(s.docs) > 0 {
+			h = append(h, cursor{s, 0})
+		}
+	}
+	heap.Init(&h)
+	skipped := 0
+	for h.Len() > 0 && (limit <= 0 || len(res.Hits) < limit) {
+		c := &h[0]
+		if i := c.i; f.docOK(c.seg, i) {
+			if skipped < offset {
+				skipped++
+			} else {
+				res.Hits = append(res.Hits, Hit{Doc: c.seg.docs[i], Score: 1})
+			}
+		}
+		if c.i++; c.i == len(c.seg.docs) {
+			heap.Pop(&h)
+		} else {
+			heap.Fix(&h, 0)
+		}
+	}
+	return res
+}
+
+// cursor walks one segment's docs in ID order.
+type cursor struct {
+	seg *segment
+	i   int
+}
+
+type cursorHeap []cursor
+
+func (h cursorHeap) Len() int { return len(h) }
+func (h cursorHeap) Less(a, b int) bool {
+	return h[a].seg.docs[h[a].i].ID < h[b].seg.docs[h[b].i].ID
+}
+func (h cursorHeap) Swap(a, b int) { h[a], h[b] = h[b], h[a] }
+func (h *cursorHeap) Push(x any)   { *h = append(*h, x.(cursor)) }
+func (h *cursorHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
