@@ -1,0 +1,207 @@
+package wire
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/toolgate/toolgate/sdk/internal/pluginv1"
+	"github.com/toolgate/toolgate/sdk/protov1"
+)
+
+// ErrNoResult means a call's stream ended without the one result it owes.
+var ErrNoResult = errors.New("plugin ended the call without a result")
+
+// Client is a protov1.Backend served by a plugin across gRPC.
+type Client struct {
+	RPC pluginv1.PluginClient
+}
+
+var _ protov1.Backend = (*Client)(nil)
+
+// errorOf maps a gRPC status back to the protov1 sentinel it came from.
+func errorOf(err error) error {
+	if err == nil {
+		return nil
+	}
+	st, ok := status.FromError(err)
+	if !ok {
+		return err
+	}
+	switch st.Code() {
+	case codes.NotFound:
+		return fmt.Errorf("%s: %w", st.Message(), protov1.ErrNotFound)
+	case codes.InvalidArgument:
+		return fmt.Errorf("%s: %w", st.Message(), protov1.ErrInvalidArgument)
+	case codes.DeadlineExceeded:
+		return fmt.Errorf("%s: %w", st.Message(), context.DeadlineExceeded)
+	case codes.Canceled:
+		return fmt.Errorf("%s: %w", st.Message(), context.Canceled)
+	}
+	return err
+}
+
+func (c *Client) GetInfo(ctx context.Context) (protov1.Info, error) {
+	r, err := c.RPC.GetInfo(ctx, &pluginv1.GetInfoRequest{})
+	if err != nil {
+		return protov1.Info{}, errorOf(err)
+	}
+	caps := r.GetCapabilities()
+	return protov1.Info{
+		Name: r.GetName(), Version: r.GetVersion(), ProtocolMinor: r.GetProtocolMinor(),
+		Capabilities: protov1.Capabilities{
+			Tools: caps.GetTools(), Resources: caps.GetResources(), Prompts: caps.GetPrompts(),
+			Watch: caps.GetWatch(), Progress: caps.GetProgress(), ClientCallbacks: caps.GetClientCallbacks(),
+		},
+	}, nil
+}
+
+func (c *Client) Configure(ctx context.Context, config json.RawMessage) error {
+	r, err := c.RPC.Configure(ctx, &pluginv1.ConfigureRequest{ConfigJson: config})
+	if err != nil {
+		return errorOf(err)
+	}
+	if len(r.GetErrors()) == 0 {
+		return nil
+	}
+	ce := &protov1.ConfigError{}
+	for _, f := range r.GetErrors() {
+		ce.Fields = append(ce.Fields, protov1.FieldError{Path: f.GetPath(), Message: f.GetMessage()})
+	}
+	return ce
+}
+
+func (c *Client) ListTools(ctx context.Context) ([]protov1.Tool, error) {
+	r, err := c.RPC.ListTools(ctx, &pluginv1.ListToolsRequest{})
+	if err != nil {
+		return nil, errorOf(err)
+	}
+	out := make([]protov1.Tool, len(r.GetTools()))
+	for i, t := range r.GetTools() {
+		out[i] = toolFromPB(t)
+	}
+	return out, nil
+}
+
+// CallTool streams the call's events to events and returns its result. It
+// returns an error only when the plugin could not answer.
+func (c *Client) CallTool(ctx context.Context, req *protov1.CallRequest, events protov1.CallEvents) (*protov1.Result, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel() // ends the stream, and with it the plugin's handler, on every path
+	stream, err := c.RPC.CallTool(ctx, &pluginv1.CallToolRequest{
+		Name: req.Name, ArgumentsJson: req.Arguments, MetaJson: req.Meta, WantProgress: req.WantProgress,
+	})
+	if err != nil {
+		return nil, errorOf(err)
+	}
+	for {
+		ev, err := stream.Recv()
+		if err == io.EOF {
+			return nil, ErrNoResult
+		}
+		if err != nil {
+			return nil, errorOf(err)
+		}
+		switch e := ev.GetEvent().(type) {
+		case *pluginv1.CallToolEvent_Result:
+			return resultFromPB(e.Result), nil
+		case *pluginv1.CallToolEvent_Progress:
+			if events != nil {
+				events.Progress(protov1.Progress{Progress: e.Progress.GetProgress(), Total: e.Progress.GetTotal(), Message: e.Progress.GetMessage()})
+			}
+		case *pluginv1.CallToolEvent_Log:
+			if events != nil {
+				events.Log(*logFromPB(e.Log))
+			}
+		}
+	}
+}
+
+func (c *Client) ListResources(ctx context.Context) ([]protov1.Resource, error) {
+	r, err := c.RPC.ListResources(ctx, &pluginv1.ListResourcesRequest{})
+	if err != nil {
+		return nil, errorOf(err)
+	}
+	out := make([]protov1.Resource, len(r.GetResources()))
+	for i, x := range r.GetResources() {
+		out[i] = resourceFromPB(x)
+	}
+	return out, nil
+}
+
+func (c *Client) ListResourceTemplates(ctx context.Context) ([]protov1.ResourceTemplate, error) {
+	r, err := c.RPC.ListResourceTemplates(ctx, &pluginv1.ListResourceTemplatesRequest{})
+	if err != nil {
+		return nil, errorOf(err)
+	}
+	out := make([]protov1.ResourceTemplate, len(r.GetTemplates()))
+	for i, x := range r.GetTemplates() {
+		out[i] = templateFromPB(x)
+	}
+	return out, nil
+}
+
+func (c *Client) ReadResource(ctx context.Context, uri string) ([]protov1.ResourceContents, error) {
+	r, err := c.RPC.ReadResource(ctx, &pluginv1.ReadResourceRequest{Uri: uri})
+	if err != nil {
+		return nil, errorOf(err)
+	}
+	out := make([]protov1.ResourceContents, len(r.GetContents()))
+	for i, x := range r.GetContents() {
+		out[i] = *contentsFromPB(x)
+	}
+	return out, nil
+}
+
+func (c *Client) ListPrompts(ctx context.Context) ([]protov1.Prompt, error) {
+	r, err := c.RPC.ListPrompts(ctx, &pluginv1.ListPromptsRequest{})
+	if err != nil {
+		return nil, errorOf(err)
+	}
+	out := make([]protov1.Prompt, len(r.GetPrompts()))
+	for i, x := range r.GetPrompts() {
+		out[i] = promptFromPB(x)
+	}
+	return out, nil
+}
+
+func (c *Client) GetPrompt(ctx context.Context, name string, args map[string]string) (*protov1.PromptResult, error) {
+	r, err := c.RPC.GetPrompt(ctx, &pluginv1.GetPromptRequest{Name: name, Arguments: args})
+	if err != nil {
+		return nil, errorOf(err)
+	}
+	out := &protov1.PromptResult{Description: r.GetDescription()}
+	for _, m := range r.GetMessages() {
+		out.Messages = append(out.Messages, protov1.PromptMessage{Role: m.GetRole(), Content: contentFromPB(m.GetContent())})
+	}
+	return out, nil
+}
+
+// Watch forwards the plugin's change notices to emit until ctx ends or the
+// plugin's stream does.
+func (c *Client) Watch(ctx context.Context, emit func(protov1.Event)) error {
+	stream, err := c.RPC.Watch(ctx, &pluginv1.WatchRequest{})
+	if err != nil {
+		return errorOf(err)
+	}
+	for {
+		ev, err := stream.Recv()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return errorOf(err)
+		}
+		if e, ok := eventFromPB(ev); ok {
+			emit(e)
+		}
+	}
+}

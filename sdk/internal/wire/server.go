@@ -1,0 +1,248 @@
+package wire
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"sync"
+
+	"github.com/hashicorp/go-hclog"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/toolgate/toolgate/sdk/internal/pluginv1"
+	"github.com/toolgate/toolgate/sdk/protov1"
+)
+
+// Server serves a Backend as the gRPC Plugin service.
+type Server struct {
+	pluginv1.UnimplementedPluginServer
+	Backend protov1.Backend
+	Logger  hclog.Logger
+}
+
+// statusOf maps a backend error to a gRPC status the client maps back.
+func statusOf(err error) error {
+	if err == nil {
+		return nil
+	}
+	code := codes.Unknown
+	switch {
+	case errors.Is(err, protov1.ErrNotFound):
+		code = codes.NotFound
+	case errors.Is(err, protov1.ErrInvalidArgument):
+		code = codes.InvalidArgument
+	case errors.Is(err, context.DeadlineExceeded):
+		code = codes.DeadlineExceeded
+	case errors.Is(err, context.Canceled):
+		code = codes.Canceled
+	}
+	return status.Error(code, err.Error())
+}
+
+// guard turns a panic in plugin code into an error, so one bad handler cannot
+// take the plugin process down with every other call in it.
+func (s *Server) guard(what string, err *error) {
+	if r := recover(); r != nil {
+		s.Logger.Error("panic in plugin", "in", what, "panic", r, "stack", string(debug.Stack()))
+		*err = status.Errorf(codes.Internal, "plugin panicked in %s: %v", what, r)
+	}
+}
+
+func (s *Server) GetInfo(ctx context.Context, _ *pluginv1.GetInfoRequest) (resp *pluginv1.GetInfoResponse, err error) {
+	defer s.guard("GetInfo", &err)
+	info, err := s.Backend.GetInfo(ctx)
+	if err != nil {
+		return nil, statusOf(err)
+	}
+	c := info.Capabilities
+	return &pluginv1.GetInfoResponse{
+		Name: info.Name, Version: info.Version, ProtocolMinor: info.ProtocolMinor,
+		Capabilities: &pluginv1.Capabilities{
+			Tools: c.Tools, Resources: c.Resources, Prompts: c.Prompts,
+			Watch: c.Watch, Progress: c.Progress, ClientCallbacks: c.ClientCallbacks,
+		},
+	}, nil
+}
+
+func (s *Server) Configure(ctx context.Context, req *pluginv1.ConfigureRequest) (resp *pluginv1.ConfigureResponse, err error) {
+	defer s.guard("Configure", &err)
+	cerr := s.Backend.Configure(ctx, raw(req.GetConfigJson()))
+	resp = &pluginv1.ConfigureResponse{}
+	if cerr == nil {
+		return resp, nil
+	}
+	var ce *protov1.ConfigError
+	if errors.As(cerr, &ce) {
+		for _, f := range ce.Fields {
+			resp.Errors = append(resp.Errors, &pluginv1.FieldError{Path: f.Path, Message: f.Message})
+		}
+	} else {
+		resp.Errors = append(resp.Errors, &pluginv1.FieldError{Message: cerr.Error()})
+	}
+	return resp, nil
+}
+
+func (s *Server) ListTools(ctx context.Context, _ *pluginv1.ListToolsRequest) (resp *pluginv1.ListToolsResponse, err error) {
+	defer s.guard("ListTools", &err)
+	tools, err := s.Backend.ListTools(ctx)
+	if err != nil {
+		return nil, statusOf(err)
+	}
+	resp = &pluginv1.ListToolsResponse{Tools: make([]*pluginv1.Tool, len(tools))}
+	for i, t := range tools {
+		resp.Tools[i] = toolToPB(t)
+	}
+	return resp, nil
+}
+
+// streamEvents forwards a running call's events to its stream until the call
+// returns; events reported after that are dropped, so none follows the result.
+type streamEvents struct {
+	mu     sync.Mutex
+	done   bool
+	stream grpc.ServerStreamingServer[pluginv1.CallToolEvent]
+}
+
+func (e *streamEvents) send(ev *pluginv1.CallToolEvent) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.done {
+		return nil
+	}
+	return e.stream.Send(ev)
+}
+
+func (e *streamEvents) finish(ev *pluginv1.CallToolEvent) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.done = true
+	return e.stream.Send(ev)
+}
+
+func (e *streamEvents) Progress(p protov1.Progress) {
+	_ = e.send(&pluginv1.CallToolEvent{Event: &pluginv1.CallToolEvent_Progress{
+		Progress: &pluginv1.Progress{Progress: p.Progress, Total: p.Total, Message: p.Message}}})
+}
+
+func (e *streamEvents) Log(l protov1.LogMessage) {
+	_ = e.send(&pluginv1.CallToolEvent{Event: &pluginv1.CallToolEvent_Log{Log: logToPB(&l)}})
+}
+
+func (s *Server) CallTool(req *pluginv1.CallToolRequest, stream grpc.ServerStreamingServer[pluginv1.CallToolEvent]) error {
+	events := &streamEvents{stream: stream}
+	res, err := s.callTool(stream.Context(), req, events)
+	if err != nil {
+		if errors.Is(err, protov1.ErrNotFound) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return statusOf(err)
+		}
+		// A handler's error is the tool's failure, reported to the model as such.
+		res = &protov1.Result{IsError: true, Content: []protov1.Content{{Kind: protov1.KindText, Text: err.Error()}}}
+	}
+	if res == nil {
+		res = &protov1.Result{}
+	}
+	return events.finish(&pluginv1.CallToolEvent{Event: &pluginv1.CallToolEvent_Result{Result: resultToPB(res)}})
+}
+
+func (s *Server) callTool(ctx context.Context, req *pluginv1.CallToolRequest, events *streamEvents) (res *protov1.Result, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.Logger.Error("panic in tool", "tool", req.GetName(), "panic", r, "stack", string(debug.Stack()))
+			res, err = nil, fmt.Errorf("tool %q panicked: %v", req.GetName(), r)
+		}
+	}()
+	return s.Backend.CallTool(ctx, &protov1.CallRequest{
+		Name: req.GetName(), Arguments: raw(req.GetArgumentsJson()),
+		Meta: raw(req.GetMetaJson()), WantProgress: req.GetWantProgress(),
+	}, events)
+}
+
+func (s *Server) ListResources(ctx context.Context, _ *pluginv1.ListResourcesRequest) (resp *pluginv1.ListResourcesResponse, err error) {
+	defer s.guard("ListResources", &err)
+	rs, err := s.Backend.ListResources(ctx)
+	if err != nil {
+		return nil, statusOf(err)
+	}
+	resp = &pluginv1.ListResourcesResponse{Resources: make([]*pluginv1.Resource, len(rs))}
+	for i := range rs {
+		resp.Resources[i] = resourceToPB(&rs[i])
+	}
+	return resp, nil
+}
+
+func (s *Server) ListResourceTemplates(ctx context.Context, _ *pluginv1.ListResourceTemplatesRequest) (resp *pluginv1.ListResourceTemplatesResponse, err error) {
+	defer s.guard("ListResourceTemplates", &err)
+	ts, err := s.Backend.ListResourceTemplates(ctx)
+	if err != nil {
+		return nil, statusOf(err)
+	}
+	resp = &pluginv1.ListResourceTemplatesResponse{Templates: make([]*pluginv1.ResourceTemplate, len(ts))}
+	for i, t := range ts {
+		resp.Templates[i] = templateToPB(t)
+	}
+	return resp, nil
+}
+
+func (s *Server) ReadResource(ctx context.Context, req *pluginv1.ReadResourceRequest) (resp *pluginv1.ReadResourceResponse, err error) {
+	defer s.guard("ReadResource", &err)
+	cs, err := s.Backend.ReadResource(ctx, req.GetUri())
+	if err != nil {
+		return nil, statusOf(err)
+	}
+	resp = &pluginv1.ReadResourceResponse{Contents: make([]*pluginv1.ResourceContents, len(cs))}
+	for i := range cs {
+		resp.Contents[i] = contentsToPB(&cs[i])
+	}
+	return resp, nil
+}
+
+func (s *Server) ListPrompts(ctx context.Context, _ *pluginv1.ListPromptsRequest) (resp *pluginv1.ListPromptsResponse, err error) {
+	defer s.guard("ListPrompts", &err)
+	ps, err := s.Backend.ListPrompts(ctx)
+	if err != nil {
+		return nil, statusOf(err)
+	}
+	resp = &pluginv1.ListPromptsResponse{Prompts: make([]*pluginv1.Prompt, len(ps))}
+	for i, p := range ps {
+		resp.Prompts[i] = promptToPB(p)
+	}
+	return resp, nil
+}
+
+func (s *Server) GetPrompt(ctx context.Context, req *pluginv1.GetPromptRequest) (resp *pluginv1.GetPromptResponse, err error) {
+	defer s.guard("GetPrompt", &err)
+	p, err := s.Backend.GetPrompt(ctx, req.GetName(), req.GetArguments())
+	if err != nil {
+		return nil, statusOf(err)
+	}
+	resp = &pluginv1.GetPromptResponse{Description: p.Description}
+	for i := range p.Messages {
+		resp.Messages = append(resp.Messages, &pluginv1.PromptMessage{
+			Role: p.Messages[i].Role, Content: contentToPB(&p.Messages[i].Content)})
+	}
+	return resp, nil
+}
+
+func (s *Server) Watch(_ *pluginv1.WatchRequest, stream grpc.ServerStreamingServer[pluginv1.WatchEvent]) (err error) {
+	defer s.guard("Watch", &err)
+	var (
+		mu   sync.Mutex
+		done bool // a backend may emit after Watch returned; the stream is gone then
+	)
+	werr := s.Backend.Watch(stream.Context(), func(e protov1.Event) {
+		if pb := eventToPB(e); pb != nil {
+			mu.Lock()
+			defer mu.Unlock()
+			if !done {
+				_ = stream.Send(pb)
+			}
+		}
+	})
+	mu.Lock()
+	done = true
+	mu.Unlock()
+	return statusOf(werr)
+}

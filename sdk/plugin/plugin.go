@@ -1,0 +1,257 @@
+// Package plugin is what a toolgate plugin author imports: describe the plugin as
+// a value, hand it to Serve, and the SDK speaks the protocol.
+//
+//	func main() {
+//		plugin.Serve(&plugin.Plugin{
+//			Name:    "hello",
+//			Version: "1.0.0",
+//			Tools: []plugin.Tool{
+//				plugin.NewTool("greet", "Greet someone by name.",
+//					func(ctx context.Context, call *plugin.Call, in struct {
+//						Name string `json:"name" description:"who to greet"`
+//					}) (*plugin.Result, error) {
+//						return plugin.Text("Hello, " + in.Name + "!"), nil
+//					}),
+//			},
+//		})
+//	}
+package plugin
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	"github.com/toolgate/toolgate/sdk/protov1"
+)
+
+// The protocol's value types, so an author needs only this package.
+type (
+	Result           = protov1.Result
+	Content          = protov1.Content
+	ResourceContents = protov1.ResourceContents
+	PromptResult     = protov1.PromptResult
+	PromptMessage    = protov1.PromptMessage
+	PromptArgument   = protov1.PromptArgument
+	FieldError       = protov1.FieldError
+	ConfigError      = protov1.ConfigError
+)
+
+// Plugin is a declarative plugin: its tools, resources and prompts, and how it
+// takes its configuration.
+type Plugin struct {
+	Name    string
+	Version string
+
+	Tools     []Tool
+	Resources []Resource
+	Prompts   []Prompt
+
+	// Configure receives the plugin's `config {}` block as JSON before any call.
+	// Return a *ConfigError (DecodeConfig does) so the operator is shown the line
+	// of the field at fault. Nil means the plugin takes no configuration.
+	Configure func(ctx context.Context, config json.RawMessage) error
+}
+
+// Tool is one tool: its definition and the handler that runs it.
+type Tool struct {
+	Def     protov1.Tool
+	Handler func(ctx context.Context, call *Call) (*Result, error)
+}
+
+// Resource is a fixed resource and how to read it.
+type Resource struct {
+	Def  protov1.Resource
+	Read func(ctx context.Context, uri string) ([]ResourceContents, error)
+}
+
+// Prompt is a prompt template and how to render it.
+type Prompt struct {
+	Def    protov1.Prompt
+	Render func(ctx context.Context, args map[string]string) (*PromptResult, error)
+}
+
+// Call is the running call a handler serves: its raw request and the channel
+// back to the client for progress and log messages.
+type Call struct {
+	Name      string
+	Arguments json.RawMessage
+	Meta      json.RawMessage
+	events    protov1.CallEvents
+	progress  bool
+}
+
+// Progress reports how far the call is. total may be 0 when unknown. It is a
+// no-op when the client did not ask for progress.
+func (c *Call) Progress(progress, total float64, message string) {
+	if c.events != nil && c.progress {
+		c.events.Progress(protov1.Progress{Progress: progress, Total: total, Message: message})
+	}
+}
+
+// Log sends a log message to the client (MCP logging); level is an MCP level
+// such as "info" or "warning", data any JSON-encodable value.
+func (c *Call) Log(level string, data any) {
+	if c.events == nil {
+		return
+	}
+	b, err := json.Marshal(data)
+	if err != nil {
+		b, _ = json.Marshal(fmt.Sprint(data))
+	}
+	c.events.Log(protov1.LogMessage{Level: level, Data: b})
+}
+
+// validate reports a definition an author got wrong, before the plugin serves.
+func (p *Plugin) validate() error {
+	if p.Name == "" {
+		return fmt.Errorf("plugin has no Name")
+	}
+	seen := map[string]bool{}
+	for i, t := range p.Tools {
+		switch {
+		case t.Def.Name == "":
+			return fmt.Errorf("plugin %q: tool %d has no name", p.Name, i)
+		case t.Handler == nil:
+			return fmt.Errorf("plugin %q: tool %q has no handler", p.Name, t.Def.Name)
+		case seen[t.Def.Name]:
+			return fmt.Errorf("plugin %q: tool %q is defined twice", p.Name, t.Def.Name)
+		}
+		seen[t.Def.Name] = true
+		if len(t.Def.InputSchema) > 0 && !json.Valid(t.Def.InputSchema) {
+			return fmt.Errorf("plugin %q: tool %q: input schema is not valid JSON", p.Name, t.Def.Name)
+		}
+	}
+	for _, r := range p.Resources {
+		if r.Def.URI == "" || r.Read == nil {
+			return fmt.Errorf("plugin %q: resource %q needs a URI and a Read function", p.Name, r.Def.Name)
+		}
+	}
+	for _, pr := range p.Prompts {
+		if pr.Def.Name == "" || pr.Render == nil {
+			return fmt.Errorf("plugin %q: prompt %q needs a name and a Render function", p.Name, pr.Def.Name)
+		}
+	}
+	return nil
+}
+
+// backend serves a declarative Plugin as a protov1.Backend.
+type backend struct {
+	protov1.NoWatch
+	p         *Plugin
+	tools     map[string]*Tool
+	resources map[string]*Resource
+	prompts   map[string]*Prompt
+}
+
+// Backend returns the Plugin as a protov1.Backend, for Serve and for tests.
+func (p *Plugin) Backend() (protov1.Backend, error) {
+	if err := p.validate(); err != nil {
+		return nil, err
+	}
+	b := &backend{p: p, tools: map[string]*Tool{}, resources: map[string]*Resource{}, prompts: map[string]*Prompt{}}
+	for i := range p.Tools {
+		b.tools[p.Tools[i].Def.Name] = &p.Tools[i]
+	}
+	for i := range p.Resources {
+		b.resources[p.Resources[i].Def.URI] = &p.Resources[i]
+	}
+	for i := range p.Prompts {
+		b.prompts[p.Prompts[i].Def.Name] = &p.Prompts[i]
+	}
+	return b, nil
+}
+
+func (b *backend) GetInfo(context.Context) (protov1.Info, error) {
+	return protov1.Info{
+		Name: b.p.Name, Version: b.p.Version, ProtocolMinor: protov1.ProtocolMinor,
+		Capabilities: protov1.Capabilities{
+			Tools: len(b.p.Tools) > 0, Resources: len(b.p.Resources) > 0,
+			Prompts: len(b.p.Prompts) > 0, Progress: true,
+		},
+	}, nil
+}
+
+func (b *backend) Configure(ctx context.Context, config json.RawMessage) error {
+	if b.p.Configure == nil {
+		return rejectConfig(config)
+	}
+	return b.p.Configure(ctx, config)
+}
+
+// rejectConfig refuses settings given to a plugin that takes none, rather than
+// ignoring what the operator wrote.
+func rejectConfig(config json.RawMessage) error {
+	var m map[string]json.RawMessage
+	if len(config) == 0 || json.Unmarshal(config, &m) != nil || len(m) == 0 {
+		return nil
+	}
+	ce := &ConfigError{}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		ce.Fields = append(ce.Fields, FieldError{Path: k, Message: "this plugin takes no configuration"})
+	}
+	return ce
+}
+
+func (b *backend) ListTools(context.Context) ([]protov1.Tool, error) {
+	out := make([]protov1.Tool, len(b.p.Tools))
+	for i, t := range b.p.Tools {
+		out[i] = t.Def
+	}
+	return out, nil
+}
+
+func (b *backend) CallTool(ctx context.Context, req *protov1.CallRequest, events protov1.CallEvents) (*Result, error) {
+	t, ok := b.tools[req.Name]
+	if !ok {
+		return nil, protov1.NotFoundf("tool %q", req.Name)
+	}
+	return t.Handler(ctx, &Call{Name: req.Name, Arguments: req.Arguments, Meta: req.Meta, events: events, progress: req.WantProgress})
+}
+
+func (b *backend) ListResources(context.Context) ([]protov1.Resource, error) {
+	out := make([]protov1.Resource, len(b.p.Resources))
+	for i, r := range b.p.Resources {
+		out[i] = r.Def
+	}
+	return out, nil
+}
+
+func (b *backend) ListResourceTemplates(context.Context) ([]protov1.ResourceTemplate, error) {
+	return nil, nil
+}
+
+func (b *backend) ReadResource(ctx context.Context, uri string) ([]ResourceContents, error) {
+	r, ok := b.resources[uri]
+	if !ok {
+		return nil, protov1.NotFoundf("resource %q", uri)
+	}
+	return r.Read(ctx, uri)
+}
+
+func (b *backend) ListPrompts(context.Context) ([]protov1.Prompt, error) {
+	out := make([]protov1.Prompt, len(b.p.Prompts))
+	for i, p := range b.p.Prompts {
+		out[i] = p.Def
+	}
+	return out, nil
+}
+
+func (b *backend) GetPrompt(ctx context.Context, name string, args map[string]string) (*PromptResult, error) {
+	p, ok := b.prompts[name]
+	if !ok {
+		return nil, protov1.NotFoundf("prompt %q", name)
+	}
+	for _, a := range p.Def.Arguments {
+		if _, given := args[a.Name]; a.Required && !given {
+			return nil, protov1.InvalidArgumentf("prompt %q: argument %q is required", name, a.Name)
+		}
+	}
+	return p.Render(ctx, args)
+}

@@ -1,0 +1,69 @@
+package pluginhost
+
+import (
+	"bytes"
+	"encoding/json"
+	"sync"
+)
+
+// tail keeps the last lines a plugin wrote to stderr, so a plugin that dies can
+// be reported with its own last words. go-plugin writes whole lines to it.
+type tail struct {
+	mu    sync.Mutex
+	max   int
+	lines []string
+	part  []byte
+}
+
+func newTail(max int) *tail { return &tail{max: max} }
+
+func (t *tail) Write(b []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.part = append(t.part, b...)
+	for {
+		i := bytes.IndexByte(t.part, '\n')
+		if i < 0 {
+			break
+		}
+		t.add(t.part[:i])
+		t.part = t.part[i+1:]
+	}
+	return len(b), nil
+}
+
+func (t *tail) add(line []byte) {
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 {
+		return
+	}
+	s := readable(line)
+	if len(t.lines) == t.max {
+		copy(t.lines, t.lines[1:])
+		t.lines = t.lines[:t.max-1]
+	}
+	t.lines = append(t.lines, s)
+}
+
+// readable renders an hclog JSON line as "level: message"; other lines as is.
+func readable(line []byte) string {
+	var entry struct {
+		Level   string `json:"@level"`
+		Message string `json:"@message"`
+	}
+	if line[0] == '{' && json.Unmarshal(line, &entry) == nil && entry.Message != "" {
+		return entry.Level + ": " + entry.Message
+	}
+	const max = 500
+	if len(line) > max {
+		line = append(line[:max:max], "..."...)
+	}
+	return string(line)
+}
+
+// Lines returns a copy of the kept lines, oldest first.
+func (t *tail) Lines() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return append([]string(nil), t.lines...)
+}

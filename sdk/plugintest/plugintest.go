@@ -1,0 +1,78 @@
+// Package plugintest runs a plugin in-process over the real gRPC path, so a
+// plugin author's tests exercise exactly what the gateway will: conversion,
+// streaming, error mapping and panic recovery.
+package plugintest
+
+import (
+	"sync"
+	"testing"
+
+	"github.com/hashicorp/go-hclog"
+	goplugin "github.com/hashicorp/go-plugin"
+
+	"github.com/toolgate/toolgate/sdk/internal/wire"
+	"github.com/toolgate/toolgate/sdk/plugin"
+	"github.com/toolgate/toolgate/sdk/protov1"
+)
+
+// Serve serves b over gRPC in this process and returns the host's view of it.
+// Everything is torn down when the test ends.
+func Serve(t testing.TB, b protov1.Backend) protov1.Backend {
+	t.Helper()
+	server := &wire.Server{Backend: b, Logger: hclog.New(&hclog.LoggerOptions{Name: "plugintest", Output: hclog.DefaultOutput, Level: hclog.Warn})}
+	client, srv := goplugin.TestPluginGRPCConn(t, false, map[string]goplugin.Plugin{
+		wire.PluginName: &wire.GRPCPlugin{Impl: server},
+	})
+	t.Cleanup(func() {
+		_ = client.Close()
+		srv.Stop()
+	})
+	raw, err := client.Dispense(wire.PluginName)
+	if err != nil {
+		t.Fatalf("dispense plugin: %v", err)
+	}
+	return raw.(*wire.Client)
+}
+
+// ServePlugin serves a declarative plugin; see Serve.
+func ServePlugin(t testing.TB, p *plugin.Plugin) protov1.Backend {
+	t.Helper()
+	b, err := p.Backend()
+	if err != nil {
+		t.Fatalf("plugin definition: %v", err)
+	}
+	return Serve(t, b)
+}
+
+// Events records what a call reports before its result.
+type Events struct {
+	mu       sync.Mutex
+	progress []protov1.Progress
+	logs     []protov1.LogMessage
+}
+
+func (e *Events) Progress(p protov1.Progress) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.progress = append(e.progress, p)
+}
+
+func (e *Events) Log(l protov1.LogMessage) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.logs = append(e.logs, l)
+}
+
+// ProgressReports returns the progress reports received so far.
+func (e *Events) ProgressReports() []protov1.Progress {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]protov1.Progress(nil), e.progress...)
+}
+
+// Logs returns the log messages received so far.
+func (e *Events) Logs() []protov1.LogMessage {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]protov1.LogMessage(nil), e.logs...)
+}
