@@ -1,0 +1,136 @@
+// Package config turns the operator's HCL file into a validated Config and layers the
+// environment (TOOLGATE_*) and command-line flags over it. It exists so that every
+// command reads configuration the same way and every mistake in a file is reported
+// once, all together, at the file:line:col where it was written.
+package config
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+)
+
+// EmbeddedName is Config.File for the built-in default config.
+const EmbeddedName = "<embedded>"
+
+// DefaultSource is the config Default() serves when no file is given: the repository's
+// config.example.hcl, set by the root package (which embeds it) before any command runs.
+var DefaultSource []byte
+
+// ErrNoDefault is returned by Default when DefaultSource was never set.
+var ErrNoDefault = errors.New("no embedded default config")
+
+// Defaults applied where the file is silent.
+const (
+	DefaultHTTP            = "127.0.0.1:8700"
+	DefaultCallTimeout     = 60 * time.Second
+	DefaultShutdownGrace   = 10 * time.Second
+	DefaultMaxRequestBytes = 4 << 20
+	DefaultLogLevel        = "info"
+)
+
+// Config is one validated configuration.
+type Config struct {
+	File    string // path the config came from (EmbeddedName for the built-in default)
+	Listen  Listen
+	Gateway Gateway
+	Plugins []Plugin // in file order
+	// Warnings are legal but risky choices (a non-loopback listen address), each
+	// "where: message"; the gateway prints them at start.
+	Warnings []string
+
+	// httpFrom says where Listen.HTTP was set ("file:line:col", an env variable, a
+	// flag), so a warning re-made after Layer still points at its source.
+	httpFrom string
+}
+
+// Listen is the gateway's HTTP front.
+type Listen struct {
+	HTTP           string   // host:port of streamable HTTP; "" (written explicitly) serves no HTTP
+	Tokens         []string // accepted bearer tokens; empty = no authentication
+	AllowedOrigins []string
+	AllowedHosts   []string
+	TLSCert        string // both or neither; paths resolved against the config's directory
+	TLSKey         string
+}
+
+// Gateway holds process-wide settings.
+type Gateway struct {
+	CallTimeout     time.Duration
+	ShutdownGrace   time.Duration
+	MaxRequestBytes int64
+	StateDir        string // $XDG_STATE_HOME/toolgate, else ~/.local/state/toolgate
+	LogLevel        string // trace, debug, info, warn, error or off
+}
+
+// Plugin is one `plugin "name" {}` block.
+type Plugin struct {
+	Name        string            // block label, ^[a-z0-9][a-z0-9-]*$
+	Type        string            // built-in type (see BuiltinTypes); "" when Path is set
+	Path        string            // SDK-built executable, absolute (resolved against the config's directory)
+	Args        []string          // extra arguments for a Path executable
+	AutoStart   bool              // start with the gateway instead of on first use
+	IdleTimeout time.Duration     // stop after this long unused; 0 = never
+	CallTimeout time.Duration     // 0 = Gateway.CallTimeout
+	Env         map[string]string // extra environment for the plugin process
+	Labels      map[string]string
+	Disabled    bool
+	Config      json.RawMessage // the `config {}` block as a JSON object ("{}" when absent)
+	DeclRange   hcl.Range       // the `plugin "name"` block header
+	// FieldRange maps a path into Config to where it was written, so a field error the
+	// plugin returns is reported at file:line:col. Paths are dotted ("url", "args.1",
+	// "headers.X-Id") or JSON pointers ("/headers/X-Id"); an unknown path falls back to
+	// its longest known prefix, then to the config block, then to DeclRange.
+	FieldRange func(path string) hcl.Range
+}
+
+// Load reads, decodes and validates the config file at path.
+func Load(path string) (*Config, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read config: %w", err)
+	}
+	return Parse(src, path)
+}
+
+// Default parses DefaultSource, named EmbeddedName; relative paths in it are taken from
+// the working directory.
+func Default() (*Config, error) {
+	if DefaultSource == nil {
+		return nil, ErrNoDefault
+	}
+	return Parse(DefaultSource, EmbeddedName)
+}
+
+// Resolve finds the config the way every command does: the --config flag's value, then
+// $TOOLGATE_CONFIG, then ./toolgate.hcl if it exists, then Default(). The caller applies
+// Layer afterwards, once its flags are parsed.
+func Resolve(flagPath string) (*Config, error) {
+	if flagPath != "" {
+		return Load(flagPath)
+	}
+	if p := os.Getenv("TOOLGATE_CONFIG"); p != "" {
+		return Load(p)
+	}
+	const local = "toolgate.hcl"
+	if _, err := os.Stat(local); err == nil {
+		return Load(local)
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("look for %s: %w", local, err)
+	}
+	return Default()
+}
+
+// Plugin returns the plugin with the given name.
+func (c *Config) Plugin(name string) (*Plugin, bool) {
+	for i := range c.Plugins {
+		if c.Plugins[i].Name == name {
+			return &c.Plugins[i], true
+		}
+	}
+	return nil, false
+}

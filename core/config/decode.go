@@ -1,0 +1,276 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/gohcl"
+	"github.com/hashicorp/hcl/v2/hclparse"
+)
+
+// The *Spec types mirror the HCL surface for gohcl. Pointers tell "absent" from "zero";
+// the *Range fields (zero when the attribute is absent) are where problems are reported.
+type fileSpec struct {
+	Listen  *listenSpec  `hcl:"listen,block"`
+	Gateway *gatewaySpec `hcl:"gateway,block"`
+	Plugins []pluginSpec `hcl:"plugin,block"`
+}
+
+type listenSpec struct {
+	HTTP           *string   `hcl:"http,optional"`
+	HTTPRange      hcl.Range `hcl:"http,attr_value_range"`
+	Token          *string   `hcl:"token,optional"`
+	Tokens         []string  `hcl:"tokens,optional"`
+	AllowedOrigins []string  `hcl:"allowed_origins,optional"`
+	AllowedHosts   []string  `hcl:"allowed_hosts,optional"`
+	TLSCert        *string   `hcl:"tls_cert,optional"`
+	TLSCertRange   hcl.Range `hcl:"tls_cert,attr_value_range"`
+	TLSKey         *string   `hcl:"tls_key,optional"`
+	TLSKeyRange    hcl.Range `hcl:"tls_key,attr_value_range"`
+}
+
+type gatewaySpec struct {
+	CallTimeout          *string   `hcl:"call_timeout,optional"`
+	CallTimeoutRange     hcl.Range `hcl:"call_timeout,attr_value_range"`
+	ShutdownGrace        *string   `hcl:"shutdown_grace,optional"`
+	ShutdownGraceRange   hcl.Range `hcl:"shutdown_grace,attr_value_range"`
+	MaxRequestBytes      *int64    `hcl:"max_request_bytes,optional"`
+	MaxRequestBytesRange hcl.Range `hcl:"max_request_bytes,attr_value_range"`
+	StateDir             *string   `hcl:"state_dir,optional"`
+	LogLevel             *string   `hcl:"log_level,optional"`
+	LogLevelRange        hcl.Range `hcl:"log_level,attr_value_range"`
+}
+
+type pluginSpec struct {
+	Name             string            `hcl:"name,label"`
+	NameRange        hcl.Range         `hcl:"name,label_range"`
+	Type             *string           `hcl:"type,optional"`
+	TypeRange        hcl.Range         `hcl:"type,attr_value_range"`
+	Path             *string           `hcl:"path,optional"`
+	PathRange        hcl.Range         `hcl:"path,attr_value_range"`
+	Args             []string          `hcl:"args,optional"`
+	ArgsRange        hcl.Range         `hcl:"args,attr_value_range"`
+	AutoStart        bool              `hcl:"auto_start,optional"`
+	IdleTimeout      *string           `hcl:"idle_timeout,optional"`
+	IdleTimeoutRange hcl.Range         `hcl:"idle_timeout,attr_value_range"`
+	CallTimeout      *string           `hcl:"call_timeout,optional"`
+	CallTimeoutRange hcl.Range         `hcl:"call_timeout,attr_value_range"`
+	Env              map[string]string `hcl:"env,optional"`
+	Labels           map[string]string `hcl:"labels,optional"`
+	Disabled         bool              `hcl:"disabled,optional"`
+	Config           *configSpec       `hcl:"config,block"`
+	DefRange         hcl.Range         `hcl:",def_range"`
+}
+
+// configSpec keeps the plugin's own settings undecoded: their schema belongs to the
+// plugin, which receives them as JSON.
+type configSpec struct {
+	Body     hcl.Body  `hcl:",remain"`
+	DefRange hcl.Range `hcl:",def_range"`
+}
+
+// Parse decodes and validates src; filename names it in positions and anchors relative
+// paths (the working directory for EmbeddedName).
+func Parse(src []byte, filename string) (*Config, error) {
+	parser := hclparse.NewParser()
+	file, diags := parser.ParseHCL(src, filename)
+	if diags.HasErrors() {
+		sortDiags(diags)
+		return nil, &Error{Diagnostics: diags, Files: parser.Files()}
+	}
+	d := &decoder{baseDir: baseDirOf(filename)}
+	d.ctx = evalContext(d.baseDir)
+
+	var spec fileSpec
+	d.diags = dropCascades(gohcl.DecodeBody(file.Body, d.ctx, &spec))
+	cfg := &Config{File: filename}
+	d.listen(cfg, spec.Listen)
+	d.gateway(cfg, spec.Gateway)
+	for i := range spec.Plugins {
+		cfg.Plugins = append(cfg.Plugins, d.plugin(&spec.Plugins[i]))
+	}
+	d.crossCheck(spec.Plugins)
+
+	if d.diags.HasErrors() {
+		sortDiags(d.diags)
+		return nil, &Error{Diagnostics: d.diags, Files: parser.Files()}
+	}
+	cfg.refreshWarnings()
+	return cfg, nil
+}
+
+type decoder struct {
+	baseDir string
+	ctx     *hcl.EvalContext
+	diags   hcl.Diagnostics
+}
+
+// problem reports msg at rng unless gohcl already reported the value written there (a
+// list where a string belongs): one mistake, one message.
+func (d *decoder) problem(rng hcl.Range, msg string) {
+	for _, prev := range d.diags {
+		if prev.Subject != nil && prev.Subject.Filename == rng.Filename &&
+			prev.Subject.Start.Byte >= rng.Start.Byte && prev.Subject.Start.Byte < max(rng.End.Byte, rng.Start.Byte+1) {
+			return
+		}
+	}
+	d.diags = append(d.diags, errorf(rng, "%s", msg))
+}
+
+// dropCascades keeps the first of gohcl's diagnostics at any one position: an expression
+// that fails to evaluate is reported, then reported again as "value must be known" when
+// gohcl tries to store the failed result.
+func dropCascades(diags hcl.Diagnostics) hcl.Diagnostics {
+	seen := map[hcl.Pos]bool{}
+	out := diags[:0]
+	for _, d := range diags {
+		if d.Subject != nil {
+			if seen[d.Subject.Start] {
+				continue
+			}
+			seen[d.Subject.Start] = true
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+func baseDirOf(filename string) string {
+	dir := "."
+	if filename != EmbeddedName {
+		dir = filepath.Dir(filename)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return dir
+	}
+	return abs
+}
+
+func (d *decoder) listen(cfg *Config, s *listenSpec) {
+	l := &cfg.Listen
+	l.HTTP = DefaultHTTP
+	if s == nil {
+		return
+	}
+	if s.HTTP != nil {
+		l.HTTP = *s.HTTP
+		cfg.httpFrom = pos(s.HTTPRange)
+		if msg := checkHTTPAddr(l.HTTP); msg != "" {
+			d.problem(s.HTTPRange, msg)
+		}
+	}
+	if s.Token != nil {
+		l.Tokens = append(l.Tokens, *s.Token)
+	}
+	l.Tokens = nonEmpty(append(l.Tokens, s.Tokens...))
+	l.AllowedOrigins = s.AllowedOrigins
+	l.AllowedHosts = s.AllowedHosts
+
+	switch {
+	case s.TLSCert != nil && s.TLSKey == nil:
+		d.problem(s.TLSCertRange, "tls_cert is set without tls_key; set both or neither")
+	case s.TLSKey != nil && s.TLSCert == nil:
+		d.problem(s.TLSKeyRange, "tls_key is set without tls_cert; set both or neither")
+	case s.TLSCert != nil:
+		l.TLSCert = resolvePath(d.baseDir, *s.TLSCert)
+		l.TLSKey = resolvePath(d.baseDir, *s.TLSKey)
+	}
+}
+
+// nonEmpty drops empty tokens: `token = env("TOOLGATE_TOKEN", "")` means "no token
+// unless one is set", never "accept an empty bearer token".
+func nonEmpty(ss []string) []string {
+	var out []string
+	for _, s := range ss {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func (d *decoder) gateway(cfg *Config, s *gatewaySpec) {
+	g := &cfg.Gateway
+	*g = Gateway{
+		CallTimeout:     DefaultCallTimeout,
+		ShutdownGrace:   DefaultShutdownGrace,
+		MaxRequestBytes: DefaultMaxRequestBytes,
+		StateDir:        defaultStateDir(),
+		LogLevel:        DefaultLogLevel,
+	}
+	if s == nil {
+		return
+	}
+	d.duration(&g.CallTimeout, "call_timeout", s.CallTimeout, s.CallTimeoutRange, true)
+	d.duration(&g.ShutdownGrace, "shutdown_grace", s.ShutdownGrace, s.ShutdownGraceRange, false)
+	if s.MaxRequestBytes != nil {
+		g.MaxRequestBytes = *s.MaxRequestBytes
+		if msg := checkMaxRequestBytes(g.MaxRequestBytes); msg != "" {
+			d.problem(s.MaxRequestBytesRange, msg)
+		}
+	}
+	if s.StateDir != nil {
+		g.StateDir = resolvePath(d.baseDir, *s.StateDir)
+	}
+	if s.LogLevel != nil {
+		lvl, msg := checkLogLevel(*s.LogLevel)
+		if msg != "" {
+			d.problem(s.LogLevelRange, msg)
+		}
+		g.LogLevel = lvl
+	}
+}
+
+// defaultStateDir follows the XDG base directory spec; without a home directory (a bare
+// container) it falls back to the temporary directory rather than the working one.
+func defaultStateDir() string {
+	if x := os.Getenv("XDG_STATE_HOME"); filepath.IsAbs(x) {
+		return filepath.Join(x, "toolgate")
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(home, ".local", "state", "toolgate")
+	}
+	return filepath.Join(os.TempDir(), "toolgate")
+}
+
+// duration sets *dst from an HCL duration string when one was written.
+func (d *decoder) duration(dst *time.Duration, name string, s *string, rng hcl.Range, positive bool) {
+	if s == nil {
+		return
+	}
+	v, msg := parseDuration(name, *s, positive)
+	if msg != "" {
+		d.problem(rng, msg)
+		return
+	}
+	*dst = v
+}
+
+func (d *decoder) plugin(s *pluginSpec) Plugin {
+	p := Plugin{
+		Name:      s.Name,
+		Args:      s.Args,
+		AutoStart: s.AutoStart,
+		Env:       s.Env,
+		Labels:    s.Labels,
+		Disabled:  s.Disabled,
+		DeclRange: s.DefRange,
+	}
+	if s.Type != nil {
+		p.Type = *s.Type
+	}
+	if s.Path != nil && *s.Path != "" {
+		p.Path = resolvePath(d.baseDir, *s.Path)
+	}
+	d.duration(&p.IdleTimeout, "idle_timeout", s.IdleTimeout, s.IdleTimeoutRange, false)
+	d.duration(&p.CallTimeout, "call_timeout", s.CallTimeout, s.CallTimeoutRange, false)
+
+	raw, ranges, diags := pluginConfigJSON(s.Config, d.ctx)
+	d.diags = append(d.diags, diags...)
+	p.Config = raw
+	p.FieldRange = ranges.lookupFunc(s.DefRange)
+	return p
+}

@@ -1,0 +1,149 @@
+package config
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/knadh/koanf/providers/env/v2"
+	"github.com/knadh/koanf/providers/posflag"
+	"github.com/knadh/koanf/v2"
+	"github.com/spf13/pflag"
+)
+
+// override is one setting the environment or a flag may change. The table is the whole
+// surface: an unknown TOOLGATE_* variable or an unrelated flag is ignored, never guessed at.
+type override struct {
+	key   string // koanf key
+	env   string
+	flag  string // "" when there is no flag
+	apply func(c *Config, v string) string
+}
+
+var overrides = []override{
+	{key: "listen.http", env: "TOOLGATE_LISTEN_HTTP", flag: "http", apply: func(c *Config, v string) string {
+		if msg := checkHTTPAddr(v); msg != "" {
+			return msg
+		}
+		c.Listen.HTTP = v
+		return ""
+	}},
+	{key: "listen.token", env: "TOOLGATE_TOKEN", flag: "token", apply: func(c *Config, v string) string {
+		c.Listen.Tokens = []string{v}
+		return ""
+	}},
+	{key: "gateway.log_level", env: "TOOLGATE_LOG_LEVEL", flag: "log-level", apply: func(c *Config, v string) string {
+		lvl, msg := checkLogLevel(v)
+		if msg == "" {
+			c.Gateway.LogLevel = lvl
+		}
+		return msg
+	}},
+	{key: "gateway.call_timeout", env: "TOOLGATE_CALL_TIMEOUT", flag: "call-timeout", apply: func(c *Config, v string) string {
+		d, msg := parseDuration("call_timeout", v, true)
+		if msg == "" {
+			c.Gateway.CallTimeout = d
+		}
+		return msg
+	}},
+	{key: "gateway.shutdown_grace", env: "TOOLGATE_SHUTDOWN_GRACE", apply: func(c *Config, v string) string {
+		d, msg := parseDuration("shutdown_grace", v, false)
+		if msg == "" {
+			c.Gateway.ShutdownGrace = d
+		}
+		return msg
+	}},
+	{key: "gateway.max_request_bytes", env: "TOOLGATE_MAX_REQUEST_BYTES", apply: func(c *Config, v string) string {
+		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		if err != nil {
+			return fmt.Sprintf("invalid max_request_bytes %q; write a whole number of bytes", v)
+		}
+		if msg := checkMaxRequestBytes(n); msg != "" {
+			return msg
+		}
+		c.Gateway.MaxRequestBytes = n
+		return ""
+	}},
+	{key: "gateway.state_dir", env: "TOOLGATE_STATE_DIR", flag: "state-dir", apply: func(c *Config, v string) string {
+		c.Gateway.StateDir = resolvePath("", v)
+		return ""
+	}},
+}
+
+// AddFlags defines the flags Layer reads (--http, --token, --log-level, --call-timeout,
+// --state-dir) on fs, so every command spells them the same way.
+func AddFlags(fs *pflag.FlagSet) {
+	fs.String("http", "", "listen address of the streamable HTTP front (host:port; overrides listen.http)")
+	fs.String("token", "", "bearer token clients must send (overrides listen.token/tokens)")
+	fs.String("log-level", "", "trace, debug, info, warn, error or off (overrides gateway.log_level)")
+	fs.String("call-timeout", "", "default time limit of a tool call, e.g. 30s (overrides gateway.call_timeout)")
+	fs.String("state-dir", "", "directory for manifests and other state (overrides gateway.state_dir)")
+}
+
+// Layer applies the environment (TOOLGATE_LISTEN_HTTP, TOOLGATE_TOKEN, TOOLGATE_LOG_LEVEL,
+// TOOLGATE_CALL_TIMEOUT, TOOLGATE_SHUTDOWN_GRACE, TOOLGATE_MAX_REQUEST_BYTES,
+// TOOLGATE_STATE_DIR) over the file, then the flags of flags that were set on the
+// command line (see AddFlags) over both. flags may be nil. Empty values are ignored, so
+// an exported-but-empty TOOLGATE_TOKEN cannot switch authentication off. Problems come
+// back as *Error naming the variable or flag; c is left unchanged for those settings.
+func (c *Config) Layer(flags *pflag.FlagSet) error {
+	byEnv := map[string]*override{}
+	byFlag := map[string]*override{}
+	for i := range overrides {
+		o := &overrides[i]
+		byEnv[o.env] = o
+		if o.flag != "" {
+			byFlag[o.flag] = o
+		}
+	}
+	from := map[string]string{} // koanf key → the variable or flag it came from
+
+	k := koanf.New(".")
+	envProvider := env.Provider(".", env.Opt{
+		Prefix: "TOOLGATE_",
+		TransformFunc: func(name, v string) (string, any) {
+			o, ok := byEnv[name]
+			if !ok || v == "" {
+				return "", nil
+			}
+			from[o.key] = name
+			return o.key, v
+		},
+	})
+	if err := k.Load(envProvider, nil); err != nil {
+		return fmt.Errorf("read TOOLGATE_* environment: %w", err)
+	}
+	if flags != nil {
+		flagProvider := posflag.ProviderWithFlag(flags, ".", nil, func(f *pflag.Flag) (string, any) {
+			o, ok := byFlag[f.Name]
+			if !ok || !f.Changed || f.Value.String() == "" {
+				return "", nil
+			}
+			from[o.key] = "--" + f.Name
+			return o.key, f.Value.String()
+		})
+		if err := k.Load(flagProvider, nil); err != nil {
+			return fmt.Errorf("read flags: %w", err)
+		}
+	}
+
+	var diags hcl.Diagnostics
+	for _, o := range overrides {
+		if !k.Exists(o.key) {
+			continue
+		}
+		if msg := o.apply(c, k.String(o.key)); msg != "" {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: from[o.key] + ": " + msg})
+			continue
+		}
+		if o.key == "listen.http" {
+			c.httpFrom = from[o.key]
+		}
+	}
+	c.refreshWarnings()
+	if diags.HasErrors() {
+		return &Error{Diagnostics: diags}
+	}
+	return nil
+}
