@@ -55,15 +55,16 @@ func Start(ctx context.Context, cfg Config) (*Plugin, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = hclog.NewNullLogger()
 	}
-	cmd := exec.Command(cfg.Path, cfg.Args...)
-	cmd.Env = cfg.Env
-	cmd.Dir = cfg.Dir
 	p := &Plugin{name: cfg.Name, stderr: newTail(20)}
 	client := goplugin.NewClient(&goplugin.ClientConfig{
 		HandshakeConfig:  wire.Handshake,
 		VersionedPlugins: wire.VersionedPlugins(nil),
-		Cmd:              cmd,
-		RunnerFunc: func(_ hclog.Logger, cmd *exec.Cmd, _ string) (runner.Runner, error) {
+		// go-plugin passes a blank command carrying only its handshake
+		// environment; the plugin's own command and environment go around it.
+		RunnerFunc: func(_ hclog.Logger, spec *exec.Cmd, _ string) (runner.Runner, error) {
+			cmd := exec.Command(cfg.Path, cfg.Args...)
+			cmd.Env = append(append([]string(nil), cfg.Env...), spec.Env...)
+			cmd.Dir = cfg.Dir
 			p.runner = newProcRunner(cmd)
 			return p.runner, nil
 		},

@@ -100,7 +100,11 @@ func (r *procRunner) exitStatus() string {
 	return r.status
 }
 
-func (r *procRunner) Wait(context.Context) error { return r.cmd.Wait() }
+// Wait reaps the process, but only after watch has read its exit status.
+func (r *procRunner) Wait(context.Context) error {
+	<-r.exited
+	return r.cmd.Wait()
+}
 
 func (r *procRunner) Kill(context.Context) error {
 	r.killGroup()
@@ -111,7 +115,12 @@ func (r *procRunner) Diagnose(context.Context) string { return "" }
 func (r *procRunner) Stdout() io.ReadCloser           { return r.stdout }
 func (r *procRunner) Stderr() io.ReadCloser           { return r.stderr }
 func (r *procRunner) Name() string                    { return r.cmd.Path }
-func (r *procRunner) ID() string                      { return strconv.Itoa(r.cmd.Process.Pid) }
+func (r *procRunner) ID() string {
+	if r.cmd.Process == nil {
+		return "not started"
+	}
+	return strconv.Itoa(r.cmd.Process.Pid)
+}
 
 func (r *procRunner) PluginToHost(n, a string) (string, string, error) { return n, a, nil }
 func (r *procRunner) HostToPlugin(n, a string) (string, string, error) { return n, a, nil }

@@ -1,0 +1,55 @@
+package plugin
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+)
+
+func TestSchemaOf(t *testing.T) {
+	type inner struct {
+		X float64 `json:"x"`
+	}
+	tests := []struct {
+		name string
+		v    any
+		want string
+	}{
+		{"empty", struct{}{}, `{"additionalProperties":false,"properties":{},"type":"object"}`},
+		{"required and optional", struct {
+			A string `json:"a" description:"the a"`
+			B int    `json:"b,omitempty"`
+			C *bool  `json:"c"`
+			D string `json:"-"`
+		}{}, `{"additionalProperties":false,"properties":{"a":{"description":"the a","type":"string"},"b":{"type":"integer"},"c":{"type":"boolean"}},"required":["a"],"type":"object"}`},
+		{"enum default", struct {
+			L string `json:"l,omitempty" enum:"en,fr" default:"en"`
+		}{}, `{"additionalProperties":false,"properties":{"l":{"default":"en","enum":["en","fr"],"type":"string"}},"type":"object"}`},
+		{"nested", struct {
+			In   inner             `json:"in"`
+			List []inner           `json:"list,omitempty"`
+			M    map[string]string `json:"m,omitempty"`
+			T    time.Time         `json:"t,omitempty"`
+			Raw  json.RawMessage   `json:"raw,omitempty"`
+			Blob []byte            `json:"blob,omitempty"`
+		}{}, `{"additionalProperties":false,"properties":{"blob":{"contentEncoding":"base64","type":"string"},"in":{"additionalProperties":false,"properties":{"x":{"type":"number"}},"required":["x"],"type":"object"},"list":{"items":{"additionalProperties":false,"properties":{"x":{"type":"number"}},"required":["x"],"type":"object"},"type":"array"},"m":{"additionalProperties":{"type":"string"},"type":"object"},"raw":{},"t":{"format":"date-time","type":"string"}},"required":["in"],"type":"object"}`},
+	}
+	for _, tt := range tests {
+		got, err := SchemaOf(tt.v)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if string(got) != tt.want {
+			t.Errorf("%s:\n got %s\nwant %s", tt.name, got, tt.want)
+		}
+	}
+	type rec struct {
+		Next *rec `json:"next"`
+	}
+	if _, err := SchemaOf(rec{}); err == nil {
+		t.Error("recursive type: no error")
+	}
+	if _, err := SchemaOf("str"); err == nil {
+		t.Error("non-struct arguments: no error")
+	}
+}

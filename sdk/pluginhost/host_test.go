@@ -1,0 +1,198 @@
+package pluginhost_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/toolgate/toolgate/sdk/pluginhost"
+	"github.com/toolgate/toolgate/sdk/protov1"
+)
+
+var testPlugin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "pluginhost-test")
+	if err != nil {
+		panic(err)
+	}
+	testPlugin = filepath.Join(dir, "testplugin")
+	if out, err := exec.Command("go", "build", "-o", testPlugin, "../plugintest/testplugin").CombinedOutput(); err != nil {
+		panic("build testplugin: " + err.Error() + "\n" + string(out))
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			println("goleak:", err.Error())
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+func start(t *testing.T, env ...string) *pluginhost.Plugin {
+	t.Helper()
+	p, err := pluginhost.Start(context.Background(), pluginhost.Config{
+		Name: "test", Path: testPlugin, Env: append([]string{"PATH=" + os.Getenv("PATH")}, env...),
+		StartTimeout: 10 * time.Second,
+	})
+	if err != nil {
+		t.Fatalf("start: %v", err)
+	}
+	t.Cleanup(func() { p.Stop(2 * time.Second) })
+	return p
+}
+
+func callText(t *testing.T, p *pluginhost.Plugin, name, args string) string {
+	t.Helper()
+	res, err := p.CallTool(context.Background(), &protov1.CallRequest{Name: name, Arguments: json.RawMessage(args)}, nil)
+	if err != nil {
+		t.Fatalf("call %s: %v", name, err)
+	}
+	if res.IsError || len(res.Content) == 0 {
+		t.Fatalf("call %s: %+v", name, res)
+	}
+	return res.Content[0].Text
+}
+
+func alive(pid int) bool { return syscall.Kill(pid, 0) == nil }
+
+func TestCallAndHealth(t *testing.T) {
+	p := start(t)
+	if got := callText(t, p, "echo", `{"text":"hi"}`); got != "hi" {
+		t.Errorf("echo = %q", got)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	if err := p.Ping(ctx); err != nil {
+		t.Errorf("Ping: %v", err)
+	}
+	if p.Pid() == 0 || p.ExitStatus() != "" {
+		t.Errorf("pid=%d status=%q", p.Pid(), p.ExitStatus())
+	}
+}
+
+func TestPluginGetsOnlyItsEnvironmentAndNoStdin(t *testing.T) {
+	t.Setenv("TOOLGATE_SECRET", "hunter2")
+	p := start(t, "GIVEN=1")
+	names := callText(t, p, "env", `{}`)
+	if strings.Contains(names, "TOOLGATE_SECRET") || !strings.Contains(names, "GIVEN") {
+		t.Errorf("plugin environment: %s", names)
+	}
+	if got := callText(t, p, "stdin", `{}`); got != "read 0 bytes, err=EOF" {
+		t.Errorf("stdin: %s", got)
+	}
+}
+
+func TestCrashIsSeenAtOnceWithStatus(t *testing.T) {
+	p := start(t)
+	_, err := p.CallTool(context.Background(), &protov1.CallRequest{Name: "exit", Arguments: json.RawMessage(`{"code":7}`)}, nil)
+	if err == nil {
+		t.Fatal("call that kills the plugin returned no error")
+	}
+	select {
+	case <-p.Exited():
+	case <-time.After(2 * time.Second):
+		t.Fatal("exit not noticed within 2s")
+	}
+	if got := p.ExitStatus(); got != "exit status 7" {
+		t.Errorf("ExitStatus = %q", got)
+	}
+	if err := p.Ping(context.Background()); !errors.Is(err, pluginhost.ErrExited) {
+		t.Errorf("Ping after exit: %v", err)
+	}
+}
+
+func TestSIGKILLAndProcessGroup(t *testing.T) {
+	p := start(t)
+	child, _ := strconv.Atoi(callText(t, p, "spawn", `{}`))
+	if !alive(child) {
+		t.Fatal("child not running")
+	}
+	_ = syscall.Kill(p.Pid(), syscall.SIGKILL)
+	select {
+	case <-p.Exited():
+	case <-time.After(2 * time.Second):
+		t.Fatal("SIGKILL not noticed")
+	}
+	if got := p.ExitStatus(); got != "killed by signal SIGKILL" {
+		t.Errorf("ExitStatus = %q", got)
+	}
+	waitGone(t, child)
+}
+
+func TestStopEndsTheWholeGroup(t *testing.T) {
+	p := start(t)
+	child, _ := strconv.Atoi(callText(t, p, "spawn", `{}`))
+	pid := p.Pid()
+	p.Stop(time.Second)
+	waitGone(t, pid)
+	waitGone(t, child)
+}
+
+func TestHungPluginFailsPing(t *testing.T) {
+	p := start(t)
+	_ = syscall.Kill(p.Pid(), syscall.SIGSTOP)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	if err := p.Ping(ctx); err == nil {
+		t.Error("Ping of a stopped plugin succeeded")
+	}
+	p.Kill()
+}
+
+func TestCancelledCallEndsPromptly(t *testing.T) {
+	p := start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	begin := time.Now()
+	_, err := p.CallTool(ctx, &protov1.CallRequest{Name: "sleep", Arguments: json.RawMessage(`{"ms":10000}`)}, nil)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("err = %v, want DeadlineExceeded", err)
+	}
+	if d := time.Since(begin); d > time.Second {
+		t.Errorf("cancelled call took %v", d)
+	}
+	if got := callText(t, p, "echo", `{"text":"still here"}`); got != "still here" {
+		t.Errorf("after cancel: %q", got)
+	}
+}
+
+func TestStartFailureCarriesStderr(t *testing.T) {
+	_, err := pluginhost.Start(context.Background(), pluginhost.Config{
+		Name: "dies", Path: testPlugin, Env: []string{"TESTPLUGIN_DIE_AT_START=1"}, StartTimeout: 5 * time.Second,
+	})
+	if err == nil || !strings.Contains(err.Error(), "dying at start as asked") || !strings.Contains(err.Error(), `plugin "dies"`) {
+		t.Fatalf("err = %v", err)
+	}
+	_, err = pluginhost.Start(context.Background(), pluginhost.Config{Name: "missing", Path: "/nonexistent/plugin"})
+	if err == nil || !strings.Contains(err.Error(), "/nonexistent/plugin") {
+		t.Fatalf("missing binary: err = %v", err)
+	}
+}
+
+func waitGone(t *testing.T, pid int) {
+	t.Helper()
+	deadline := time.Now().Add(3 * time.Second)
+	for alive(pid) {
+		// A zombie still answers kill(0); its state says it is dead.
+		if b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); err == nil && strings.Contains(string(b), ") Z ") {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("process %d still alive", pid)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
