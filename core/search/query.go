@@ -48,14 +48,29 @@ func (sn *snapshot) parseQuery(text string) ([]termGroup, []string) {
 
 	var groups []termGroup
 	seen := map[string]bool{}
-	addWord := func(s string, w float64) {
+	// addWord adds the term group of stemmed word s and reports whether the
+	// index knows s or something s may stand for.
+	addWord := func(s string, w float64) bool {
 		if seen[s] {
-			return
+			return true
 		}
 		seen[s] = true
-		if g := sn.expand(s, w); len(g) > 0 {
+		// A word that is already an alternative of an earlier word ("make"
+		// after "new") names the same idea; counting it again would favour
+		// whatever tool matches that idea over the rest of the query.
+		for _, g := range groups {
+			for i := range g {
+				if g[i].term == s {
+					g[i].w = max(g[i].w, w)
+					return true
+				}
+			}
+		}
+		g := sn.expand(s, w)
+		if len(g) > 0 {
 			groups = append(groups, g)
 		}
+		return len(g) > 0
 	}
 	var patterns []string
 	for _, t := range words {
@@ -64,18 +79,22 @@ func (sn *snapshot) parseQuery(text string) ([]termGroup, []string) {
 		if genericVerbs[t] || genericVerbs[s] {
 			w = genericWeight
 		}
-		addWord(s, w)
+		known := addWord(s, w)
 		for _, e := range expansionsOf[s] {
-			addWord(e, expansionWeight*w)
+			known = addWord(e, expansionWeight*w) || known
 		}
-		if sn.df[s] == 0 && len(expansionsOf[s]) == 0 && len([]rune(t)) >= 3 {
-			patterns = append(patterns, t) // an unknown word may be a typo or abbreviation of a name
+		// A word that is neither a term, a synonym, a typo nor a prefix of
+		// one may still abbreviate a name ("lstpods", "rdgraph").
+		if !known && len([]rune(t)) >= 3 {
+			patterns = append(patterns, t)
 		}
 	}
-	// The words run together ("listpods", "getimg") let the fuzzy matcher
-	// find a name that holds them in order, which favours names over
-	// descriptions for short queries.
-	if len(words) <= 3 {
+	// The words run together ("list pods" as "listpods") let the fuzzy
+	// matcher find a name that holds them in order, which favours names over
+	// descriptions for short queries. A single known word needs no fuzzy
+	// pass: BM25F already matches it in names, and it would match most of a
+	// large catalog.
+	if len(words) >= 2 && len(words) <= 3 {
 		if joined := strings.Join(words, ""); len([]rune(joined)) >= 3 && !contains(patterns, joined) {
 			patterns = append(patterns, joined)
 		}

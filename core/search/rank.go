@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unicode"
 
 	"github.com/sahilm/fuzzy"
 )
@@ -26,6 +27,7 @@ const (
 type scratch struct {
 	acc, tok, fz                   []float64
 	touched, tokTouched, fzTouched []int32
+	sel                            []float64
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
@@ -53,45 +55,66 @@ func (sc *scratch) release() {
 
 // candidate is a matching tool with its scores from both rankers.
 type candidate struct {
-	doc       *Doc
-	bm, fz    float64
-	fused     float64
-	bmRank    int
-	fuzzyRank int
+	doc           *Doc
+	bm, fz, fused float64
 }
 
 // rank scores the tools against the query words and returns a page of the
 // fused ranking.
+//
+// Only the head of each ranker's list takes part in the fusion: with
+// head = 2*(offset+limit)+rrfK, a tool outside both heads scores below the
+// page's last place (the BM25 list alone puts offset+limit tools above it),
+// so the page is exact while the sorting stays proportional to the page.
 func (sn *snapshot) rank(groups []termGroup, patterns []string, f *filter, offset, limit int) Result {
 	sc := getScratch(sn.n)
 	defer sc.release()
 	sn.scoreBM25F(groups, f, sc)
 	sn.scoreFuzzy(patterns, f, sc)
+	if f.perDoc {
+		sn.dropFiltered(f, sc)
+	}
 
-	cands := make([]candidate, 0, len(sc.touched)+len(sc.fzTouched))
-	collect := func(g int32) {
-		si := sn.segOf(int(g))
-		s, d := sn.segs[si], int(g)-sn.base[si]
-		if f.docOK(s, d) {
-			cands = append(cands, candidate{doc: s.docs[d], bm: sc.acc[g], fz: sc.fz[g]})
-		}
-	}
-	for _, g := range sc.touched {
-		collect(g)
-	}
+	res := Result{Total: len(sc.touched)}
 	for _, g := range sc.fzTouched {
-		if sc.acc[g] == 0 { // not collected above
-			collect(g)
+		if sc.acc[g] == 0 {
+			res.Total++
 		}
 	}
-	fuse(cands)
-
-	res := Result{Total: len(cands)}
-	if offset >= len(cands) {
+	if offset >= res.Total {
 		return res
 	}
+	head := res.Total
+	if limit > 0 {
+		head = min(head, 2*(offset+limit)+rrfK)
+	}
+	bmCut := sc.threshold(sc.touched, sc.acc, head)
+	fzCut := sc.threshold(sc.fzTouched, sc.fz, head)
+
+	var cands []candidate
+	add := func(g int32) {
+		si := sn.segOf(int(g))
+		cands = append(cands, candidate{doc: sn.segs[si].docs[int(g)-sn.base[si]], bm: sc.acc[g], fz: sc.fz[g]})
+	}
+	for _, g := range sc.touched {
+		if sc.acc[g] >= bmCut || sc.fz[g] >= fzCut {
+			add(g)
+		}
+	}
+	for _, g := range sc.fzTouched {
+		if sc.acc[g] == 0 && sc.fz[g] >= fzCut {
+			add(g)
+		}
+	}
+	fuse(cands, bmCut, fzCut)
+	// Tools beyond both heads follow in BM25 order; only a page that
+	// reaches past the heads needs them.
+	if limit <= 0 || offset+limit > len(cands) {
+		cands = append(cands, sn.tail(sc, bmCut, fzCut)...)
+	}
+
 	top := cands[0].fused
-	page := cands[offset:]
+	page := cands[min(offset, len(cands)):]
 	if limit > 0 && len(page) > limit {
 		page = page[:limit]
 	}
@@ -100,6 +123,113 @@ func (sn *snapshot) rank(groups []termGroup, patterns []string, f *filter, offse
 		res.Hits[i] = Hit{Doc: c.doc, Score: c.fused / top}
 	}
 	return res
+}
+
+// dropFiltered removes the tools the query's filters exclude from the
+// scored sets, so they take no rank and do not count.
+func (sn *snapshot) dropFiltered(f *filter, sc *scratch) {
+	ok := func(g int32) bool {
+		si := sn.segOf(int(g))
+		return f.docOK(sn.segs[si], int(g)-sn.base[si])
+	}
+	keep := sc.touched[:0]
+	for _, g := range sc.touched {
+		if ok(g) {
+			keep = append(keep, g)
+		} else {
+			sc.acc[g] = 0
+		}
+	}
+	sc.touched = keep
+	keepFz := sc.fzTouched[:0]
+	for _, g := range sc.fzTouched {
+		if ok(g) {
+			keepFz = append(keepFz, g)
+		} else {
+			sc.fz[g] = 0
+		}
+	}
+	sc.fzTouched = keepFz
+}
+
+// threshold returns the score of the n-th best of the touched docs, so that
+// the docs scoring at least that are the head of the list (ties included).
+func (sc *scratch) threshold(touched []int32, scores []float64, n int) float64 {
+	if n >= len(touched) {
+		return math.SmallestNonzeroFloat64
+	}
+	sc.sel = sc.sel[:0]
+	for _, g := range touched {
+		sc.sel = append(sc.sel, scores[g])
+	}
+	return nthLargest(sc.sel, n)
+}
+
+// nthLargest returns the n-th largest value (1-based) of v, reordering v.
+func nthLargest(v []float64, n int) float64 {
+	lo, hi, k := 0, len(v)-1, n-1
+	for lo < hi {
+		pivot := v[(lo+hi)/2]
+		i, j := lo, hi
+		for i <= j {
+			for v[i] > pivot {
+				i++
+			}
+			for v[j] < pivot {
+				j--
+			}
+			if i <= j {
+				v[i], v[j] = v[j], v[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return v[k]
+		}
+	}
+	return v[k]
+}
+
+// tail returns the matching tools outside both heads, in BM25 then fuzzy
+// order, scored as if placed right after the heads.
+func (sn *snapshot) tail(sc *scratch, bmCut, fzCut float64) []candidate {
+	var rest []candidate
+	for _, g := range sc.touched {
+		if sc.acc[g] < bmCut && sc.fz[g] < fzCut {
+			si := sn.segOf(int(g))
+			rest = append(rest, candidate{doc: sn.segs[si].docs[int(g)-sn.base[si]], bm: sc.acc[g], fz: sc.fz[g]})
+		}
+	}
+	for _, g := range sc.fzTouched {
+		if sc.acc[g] == 0 && sc.fz[g] < fzCut {
+			si := sn.segOf(int(g))
+			rest = append(rest, candidate{doc: sn.segs[si].docs[int(g)-sn.base[si]], fz: sc.fz[g]})
+		}
+	}
+	slices.SortFunc(rest, func(a, b candidate) int {
+		return cmpDesc(a.bm, b.bm, cmpDesc(a.fz, b.fz, strings.Compare(a.doc.ID, b.doc.ID)))
+	})
+	for i := range rest {
+		rest[i].fused = bm25Weight / float64(rrfK+sn.n+i)
+	}
+	return rest
+}
+
+// cmpDesc orders a before b when a is larger, else falls back to then.
+func cmpDesc(a, b float64, then int) int {
+	switch {
+	case a > b:
+		return -1
+	case a < b:
+		return 1
+	}
+	return then
 }
 
 // scoreBM25F adds each tool's BM25F score into sc.acc. Per query word, a tool
@@ -172,13 +302,14 @@ func (sn *snapshot) scoreFuzzy(patterns []string, f *filter, sc *scratch) {
 	src := &nameSource{}
 	for _, pat := range patterns {
 		pm := runeMask(pat)
+		pr := []rune(strings.ToLower(pat))
 		src.names, src.docs = src.names[:0], src.docs[:0]
 		for si, s := range sn.segs {
 			if !f.segOK(s) {
 				continue
 			}
 			for _, nr := range s.names {
-				if nr.mask&pm == pm {
+				if nr.mask&pm == pm && abbreviates(pr, nr.name) {
 					src.names = append(src.names, nr.name)
 					src.docs = append(src.docs, int32(sn.base[si])+int32(nr.doc))
 				}
@@ -197,59 +328,88 @@ func (sn *snapshot) scoreFuzzy(patterns []string, f *filter, sc *scratch) {
 	}
 }
 
+// abbreviates reports whether pat (lowercase) can be read out of name in
+// order, starting at the start of one of name's words. It is the cheap part
+// of the fuzzy matcher's test, without allocation; names that fail it would
+// not match, or match only scattered letters that score nothing.
+func abbreviates(pat []rune, name string) bool {
+	i := 0
+	prev := classSep
+	for _, r := range name {
+		c := classify(r)
+		if i == 0 {
+			wordStart := c != classSep && (prev == classSep || prev == classLower && c == classUpper ||
+				(prev == classDigit) != (c == classDigit))
+			if wordStart && unicode.ToLower(r) == pat[0] {
+				i = 1
+			}
+		} else if unicode.ToLower(r) == pat[i] {
+			i++
+		}
+		if i == len(pat) {
+			return true
+		}
+		prev = c
+	}
+	return false
+}
+
 // segOf returns the index of the segment holding global doc number g.
 func (sn *snapshot) segOf(g int) int {
 	return sort.Search(len(sn.base), func(i int) bool { return sn.base[i] > g }) - 1
 }
 
 // fuse orders cands by reciprocal rank fusion of their BM25F and fuzzy
-// ranks; equal scores share a rank, and equal fused scores order by ID.
-func fuse(cands []candidate) {
-	assignRanks(cands, func(c *candidate) float64 { return c.bm }, func(c *candidate, r int) { c.bmRank = r })
-	assignRanks(cands, func(c *candidate) float64 { return c.fz }, func(c *candidate, r int) { c.fuzzyRank = r })
+// ranks. Equal scores share a rank (1, 2, 2, 4, ...) and equal fused scores
+// order by ID, so the order never depends on map or segment order. A tool in
+// one list's head but below the other's cut gets the rank right after that
+// list's head.
+func fuse(cands []candidate, bmCut, fzCut float64) {
+	bmRank := make([]int, len(cands))
+	fzRank := make([]int, len(cands))
+	ranks(cands, bmRank, bmCut, func(c *candidate) float64 { return c.bm })
+	ranks(cands, fzRank, fzCut, func(c *candidate) float64 { return c.fz })
 	for i := range cands {
 		c := &cands[i]
-		if c.bmRank > 0 {
-			c.fused += bm25Weight / float64(rrfK+c.bmRank)
+		c.fused = 0
+		if bmRank[i] > 0 {
+			c.fused += bm25Weight / float64(rrfK+bmRank[i])
 		}
-		if c.fuzzyRank > 0 {
-			c.fused += fuzzyWeight / float64(rrfK+c.fuzzyRank)
+		if fzRank[i] > 0 {
+			c.fused += fuzzyWeight / float64(rrfK+fzRank[i])
 		}
 	}
 	slices.SortFunc(cands, func(a, b candidate) int {
-		if a.fused != b.fused {
-			if a.fused > b.fused {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(a.doc.ID, b.doc.ID)
+		return cmpDesc(a.fused, b.fused, strings.Compare(a.doc.ID, b.doc.ID))
 	})
 }
 
-// assignRanks gives each candidate with a positive score its competition
-// rank (1, 2, 2, 4, ...) by that score; others get 0.
-func assignRanks(cands []candidate, score func(*candidate) float64, set func(*candidate, int)) {
-	slices.SortFunc(cands, func(a, b candidate) int {
-		sa, sb := score(&a), score(&b)
-		switch {
-		case sa > sb:
-			return -1
-		case sa < sb:
-			return 1
-		}
-		return 0
+// ranks sets rank[i] to cands[i]'s competition rank by score among the
+// candidates at or above cut; those below it but positive share the next
+// rank, the others get 0.
+func ranks(cands []candidate, rank []int, cut float64, score func(*candidate) float64) {
+	order := make([]int, len(cands))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int {
+		return cmpDesc(score(&cands[a]), score(&cands[b]), 0)
 	})
-	rank := 0
-	for i := range cands {
+	r, inHead := 0, 0
+	for pos, i := range order {
 		s := score(&cands[i])
-		if s <= 0 {
-			set(&cands[i], 0)
-			continue
+		if s < cut {
+			break
 		}
-		if i == 0 || s != score(&cands[i-1]) {
-			rank = i + 1
+		if pos == 0 || s != score(&cands[order[pos-1]]) {
+			r = pos + 1
 		}
-		set(&cands[i], rank)
+		rank[i] = r
+		inHead++
+	}
+	for _, i := range order[inHead:] {
+		if score(&cands[i]) > 0 {
+			rank[i] = inHead + 1
+		}
 	}
 }

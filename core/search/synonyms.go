@@ -6,7 +6,7 @@ package search
 // thesaurus would blur the ranking more than it helps.
 var synonymGroups = [][]string{
 	{"list", "get", "show", "display", "fetch", "find", "retrieve", "view", "enumerate"},
-	{"delete", "remove", "destroy", "erase", "drop", "purge", "del"},
+	{"delete", "remove", "destroy", "erase", "drop", "purge", "del", "forget"},
 	{"create", "add", "new", "make", "insert", "generate"},
 	{"update", "edit", "modify", "change", "patch", "alter"},
 	{"write", "save", "store", "overwrite", "put"},
@@ -44,6 +44,7 @@ var synonymGroups = [][]string{
 	{"user", "account"},
 	{"message", "msg"},
 	{"number", "numbers", "integer"},
+	{"multiple", "several", "many", "batch", "bulk"},
 	{"sum", "total", "addition"},
 	{"echo", "repeat", "parrot"},
 	{"toggle", "switch", "enable", "disable"},
@@ -53,17 +54,17 @@ var synonymGroups = [][]string{
 // expansions are one-way abbreviations and jargon that stand for several
 // words at once ("promql" is a Prometheus query).
 var expansions = map[string][]string{
-	"promql": {"prometheus", "query"},
-	"ls":     {"list", "directory"},
-	"cat":    {"read", "file"},
-	"mkdir":  {"create", "directory"},
-	"rm":     {"delete", "file"},
-	"cp":     {"copy", "file"},
-	"ps":     {"list", "process"},
-	"pwd":    {"directory", "current"},
+	"promql":  {"prometheus", "query"},
+	"ls":      {"list", "directory"},
+	"cat":     {"read", "file"},
+	"mkdir":   {"create", "directory"},
+	"rm":      {"delete", "file"},
+	"cp":      {"copy", "file"},
+	"ps":      {"list", "process"},
+	"pwd":     {"directory", "current"},
 	"kubectl": {"kubernetes"},
-	"llm":    {"sampling", "model"},
-	"ai":     {"sampling", "model"},
+	"llm":     {"sampling", "model"},
+	"ai":      {"sampling", "model"},
 }
 
 // genericVerbs start most tool names; a query word among them says little
