@@ -110,31 +110,39 @@ type decoder struct {
 // problem reports msg at rng unless gohcl already reported the value written there (a
 // list where a string belongs): one mistake, one message.
 func (d *decoder) problem(rng hcl.Range, msg string) {
-	for _, prev := range d.diags {
-		if prev.Subject != nil && prev.Subject.Filename == rng.Filename &&
-			prev.Subject.Start.Byte >= rng.Start.Byte && prev.Subject.Start.Byte < max(rng.End.Byte, rng.Start.Byte+1) {
-			return
-		}
+	if diag := errorf(rng, "%s", msg); !coversEarlier(diag, d.diags) {
+		d.diags = append(d.diags, diag)
 	}
-	d.diags = append(d.diags, errorf(rng, "%s", msg))
 }
 
-// dropCascades keeps the first of gohcl's diagnostics at any one position: an expression
-// that fails to evaluate is reported, then reported again as "value must be known" when
-// gohcl tries to store the failed result.
+// dropCascades drops a gohcl diagnostic whose expression already has a problem reported
+// inside it: an expression that fails to evaluate (an unset env(), an unknown function)
+// is reported, then again as "value must be known" when gohcl stores the failed result.
 func dropCascades(diags hcl.Diagnostics) hcl.Diagnostics {
-	seen := map[hcl.Pos]bool{}
-	out := diags[:0]
+	var out hcl.Diagnostics
 	for _, d := range diags {
-		if d.Subject != nil {
-			if seen[d.Subject.Start] {
-				continue
-			}
-			seen[d.Subject.Start] = true
+		if !coversEarlier(d, out) {
+			out = append(out, d)
 		}
-		out = append(out, d)
 	}
 	return out
+}
+
+func coversEarlier(d *hcl.Diagnostic, earlier hcl.Diagnostics) bool {
+	outer := d.Context
+	if outer == nil {
+		outer = d.Subject
+	}
+	if outer == nil {
+		return false
+	}
+	for _, e := range earlier {
+		if e.Subject != nil && e.Subject.Filename == outer.Filename &&
+			e.Subject.Start.Byte >= outer.Start.Byte && e.Subject.Start.Byte < max(outer.End.Byte, outer.Start.Byte+1) {
+			return true
+		}
+	}
+	return false
 }
 
 func baseDirOf(filename string) string {
