@@ -1,0 +1,114 @@
+package metatools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/toolgate/toolgate/core/catalog"
+	"github.com/toolgate/toolgate/core/supervisor"
+	"github.com/toolgate/toolgate/sdk/protov1"
+)
+
+type callArgs struct {
+	Name           string          `json:"name"`
+	Arguments      json.RawMessage `json:"arguments"`
+	TimeoutSeconds *float64        `json:"timeout_seconds"`
+}
+
+// callTool runs a plugin tool (or a core tool) and answers the backend's result
+// itself. Every failure on the way is an isError result that says what and
+// where; nothing waits past the call's deadline.
+func (h *Handlers) callTool(ctx context.Context, raw json.RawMessage, events protov1.CallEvents) (*protov1.Result, error) {
+	var in callArgs
+	if err := decode("call_tool", raw, &in); err != nil {
+		return nil, err
+	}
+	if in.Name == "" {
+		return nil, &ArgumentError{Tool: "call_tool", Argument: "name", Problem: "is required (the tool to run, e.g. from filter_tools)"}
+	}
+	if a := strings.TrimSpace(string(in.Arguments)); a != "" && a != "null" && a[0] != '{' {
+		return nil, &ArgumentError{Tool: "call_tool", Argument: "arguments", Problem: "must be an object of the tool's arguments"}
+	}
+	if core, ok := h.core[in.Name]; ok {
+		return core.Handle(ctx, in.Arguments, events)
+	}
+	t, ok := h.Catalog.Tool(in.Name)
+	if !ok {
+		return h.unknownTool(in.Name), nil
+	}
+	if err := t.ValidateArguments(in.Arguments); err != nil {
+		var ae *catalog.ArgumentError
+		if errors.As(err, &ae) {
+			return errorResult("%s\nexpected arguments (input schema of %s): %s", ae.Error(), t.ID, compact(t.Def.InputSchema)), nil
+		}
+		return errorResult("%v", err), nil
+	}
+	sup, ok := h.Plugins.Get(t.Plugin)
+	if !ok {
+		return errorResult("tool %s belongs to plugin %q, which is not configured", t.ID, t.Plugin), nil
+	}
+
+	timeout := h.CallTimeout(t.Plugin)
+	if in.TimeoutSeconds != nil {
+		if *in.TimeoutSeconds <= 0 {
+			return nil, &ArgumentError{Tool: "call_tool", Argument: "timeout_seconds", Problem: "must be positive"}
+		}
+		timeout = time.Duration(*in.TimeoutSeconds * float64(time.Second))
+	}
+	callCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	args := in.Arguments
+	if len(args) == 0 || string(args) == "null" {
+		args = json.RawMessage("{}")
+	}
+	retry := t.Def.Annotations.IsReadOnly() || t.Def.Annotations.IsIdempotent()
+	res, err := sup.Call(callCtx, &protov1.CallRequest{Name: t.Def.Name, Arguments: args, WantProgress: true}, events, retry)
+	if err == nil {
+		return res, nil
+	}
+	return h.callFailure(ctx, callCtx, t, timeout, err), nil
+}
+
+// callFailure explains a call that got no answer from its plugin.
+func (h *Handlers) callFailure(parent, callCtx context.Context, t *catalog.Tool, timeout time.Duration, err error) *protov1.Result {
+	var crash *supervisor.CrashError
+	var unavailable *supervisor.UnavailableError
+	switch {
+	case parent.Err() != nil:
+		return errorResult("call to %s was cancelled by the client", t.ID)
+	case errors.As(err, &crash):
+		return errorResult("%v", crash)
+	case errors.As(err, &unavailable) && !errors.Is(err, context.DeadlineExceeded):
+		return errorResult("cannot call %s: %v", t.ID, unavailable)
+	case errors.Is(callCtx.Err(), context.DeadlineExceeded):
+		return errorResult("call to %s timed out after %s (plugin %q); pass \"timeout_seconds\" to call_tool to allow longer", t.ID, timeout, t.Plugin)
+	case errors.Is(err, protov1.ErrNotFound):
+		return errorResult("plugin %q no longer has tool %q: %v", t.Plugin, t.Def.Name, err)
+	}
+	return errorResult("call to %s failed in plugin %q: %v", t.ID, t.Plugin, err)
+}
+
+func compact(schema json.RawMessage) string {
+	if len(schema) == 0 {
+		return `{"type":"object"}`
+	}
+	var b bytes.Buffer
+	if err := json.Compact(&b, schema); err != nil {
+		return string(schema)
+	}
+	return b.String()
+}
+
+// DirectCallMessage is the answer to a tools/call of a plugin tool's name,
+// which is only reachable through call_tool.
+func DirectCallMessage(name string) string {
+	args, _ := json.Marshal(map[string]any{"name": name, "arguments": map[string]any{}})
+	return fmt.Sprintf("%s is not called directly: this gateway exposes its tools through meta-tools. "+
+		"Call the tool call_tool with arguments %s (describe_tool {\"name\": %q} shows its arguments).", name, args, name)
+}

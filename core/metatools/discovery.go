@@ -1,0 +1,226 @@
+package metatools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+
+	"github.com/toolgate/toolgate/core/catalog"
+	"github.com/toolgate/toolgate/core/search"
+	"github.com/toolgate/toolgate/core/supervisor"
+	"github.com/toolgate/toolgate/sdk/protov1"
+)
+
+type toolLine struct {
+	Name    string   `json:"name"`
+	Summary string   `json:"summary"`
+	Plugin  string   `json:"plugin"`
+	Score   *float64 `json:"score,omitempty"`
+	State   string   `json:"state,omitempty"`
+	Schema  any      `json:"input_schema,omitempty"`
+}
+
+type pluginLine struct {
+	Name      string `json:"name"`
+	State     string `json:"state"`
+	Tools     int    `json:"tools"`
+	LastError string `json:"last_error,omitempty"`
+	NextTry   string `json:"next_try,omitempty"`
+}
+
+func (h *Handlers) pluginLines() []pluginLine {
+	var out []pluginLine
+	for _, st := range h.Plugins.Statuses() {
+		pl := pluginLine{Name: st.Name, State: string(st.State), Tools: h.Catalog.ToolCount(st.Name), LastError: st.LastError}
+		if !st.NextTry.IsZero() {
+			pl.NextTry = st.NextTry.UTC().Format("2006-01-02T15:04:05Z")
+		}
+		out = append(out, pl)
+	}
+	return out
+}
+
+func (h *Handlers) state(plugin string) string {
+	if s, ok := h.Plugins.Get(plugin); ok {
+		return string(s.Status().State)
+	}
+	return "unknown"
+}
+
+func (h *Handlers) listTools(_ context.Context, raw json.RawMessage, _ protov1.CallEvents) (*protov1.Result, error) {
+	var in struct {
+		Plugin string `json:"plugin"`
+		Limit  *int   `json:"limit"`
+		Offset *int   `json:"offset"`
+	}
+	if err := decode("list_tools", raw, &in); err != nil {
+		return nil, err
+	}
+	if in.Plugin != "" {
+		if _, ok := h.Plugins.Get(in.Plugin); !ok {
+			return nil, h.unknownPlugin("list_tools", in.Plugin)
+		}
+	}
+	tools := h.Catalog.Tools(in.Plugin)
+	lo, hi, err := page("list_tools", in.Limit, in.Offset, 50, len(tools))
+	if err != nil {
+		return nil, err
+	}
+	lines := make([]toolLine, 0, hi-lo)
+	for _, t := range tools[lo:hi] {
+		lines = append(lines, toolLine{Name: t.ID, Summary: summary(t.Def.Description), Plugin: t.Plugin})
+	}
+	return jsonResult(map[string]any{
+		"tools": lines, "total": len(tools), "offset": lo, "truncated": hi < len(tools), "plugins": h.pluginLines(),
+	})
+}
+
+func (h *Handlers) unknownPlugin(tool, name string) error {
+	return &ArgumentError{Tool: tool, Argument: "plugin", Problem: "no plugin named " + quote(name) + "; plugins: " + strings.Join(h.Plugins.Names(), ", ")}
+}
+
+func quote(s string) string { b, _ := json.Marshal(s); return string(b) }
+
+func (h *Handlers) filterTools(_ context.Context, raw json.RawMessage, _ protov1.CallEvents) (*protov1.Result, error) {
+	var in struct {
+		Pattern           string            `json:"pattern"`
+		DescriptionFilter string            `json:"description_filter"`
+		Query             string            `json:"query"`
+		Labels            map[string]string `json:"labels"`
+		Plugin            string            `json:"plugin"`
+		CaseSensitive     bool              `json:"case_sensitive"`
+		IncludeSchema     bool              `json:"include_schema"`
+		Limit             *int              `json:"limit"`
+		Offset            *int              `json:"offset"`
+	}
+	if err := decode("filter_tools", raw, &in); err != nil {
+		return nil, err
+	}
+	if in.Plugin != "" {
+		if _, ok := h.Plugins.Get(in.Plugin); !ok {
+			return nil, h.unknownPlugin("filter_tools", in.Plugin)
+		}
+	}
+	lo, _, err := page("filter_tools", in.Limit, in.Offset, 5, 1<<30)
+	if err != nil {
+		return nil, err
+	}
+	limit := 5
+	if in.Limit != nil {
+		limit = *in.Limit
+	}
+	res, err := h.Catalog.Index().Search(search.Query{
+		Text: in.Query, Pattern: in.Pattern, DescriptionFilter: in.DescriptionFilter, Labels: in.Labels,
+		Plugin: in.Plugin, CaseSensitive: in.CaseSensitive, Limit: limit, Offset: lo,
+	})
+	var pe *search.PatternError
+	if errors.As(err, &pe) {
+		return nil, &ArgumentError{Tool: "filter_tools", Argument: "pattern", Problem: pe.Error()}
+	}
+	if err != nil {
+		return nil, err
+	}
+	lines := make([]toolLine, 0, len(res.Hits))
+	for _, hit := range res.Hits {
+		score := float64(int(hit.Score*1000+0.5)) / 1000
+		line := toolLine{Name: hit.Doc.ID, Summary: summary(hit.Doc.Description), Plugin: hit.Doc.Plugin, State: h.state(hit.Doc.Plugin)}
+		if in.Query != "" {
+			line.Score = &score
+		}
+		if in.IncludeSchema {
+			if t, ok := h.Catalog.Tool(hit.Doc.ID); ok {
+				line.Schema = schemaValue(t.Def.InputSchema)
+			}
+		}
+		lines = append(lines, line)
+	}
+	return jsonResult(map[string]any{
+		"tools": lines, "total": res.Total, "offset": lo, "truncated": lo+len(lines) < res.Total,
+	})
+}
+
+func schemaValue(s json.RawMessage) any {
+	if len(s) == 0 {
+		return map[string]any{"type": "object"}
+	}
+	return json.RawMessage(s)
+}
+
+// unknownTool answers a name that is not in the catalog with the closest ones.
+func (h *Handlers) unknownTool(name string) *protov1.Result {
+	near := h.Catalog.Index().Closest(name, 3)
+	for core := range h.core {
+		if strings.Contains(core, strings.ToLower(name)) && len(near) < 3 {
+			near = append(near, core)
+		}
+	}
+	if len(near) == 0 {
+		return errorResult("unknown tool %q; find tools with filter_tools {\"query\": \"...\"}", name)
+	}
+	return errorResult("unknown tool %q; did you mean %s? (filter_tools finds tools by what they do)", name, strings.Join(quoteAll(near), ", "))
+}
+
+func quoteAll(names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = quote(n)
+	}
+	return out
+}
+
+func (h *Handlers) describeTool(_ context.Context, raw json.RawMessage, _ protov1.CallEvents) (*protov1.Result, error) {
+	var in struct {
+		Name string `json:"name"`
+	}
+	if err := decode("describe_tool", raw, &in); err != nil {
+		return nil, err
+	}
+	if in.Name == "" {
+		return nil, &ArgumentError{Tool: "describe_tool", Argument: "name", Problem: "is required"}
+	}
+	if core, ok := h.core[in.Name]; ok {
+		return jsonResult(map[string]any{
+			"name": core.Name, "description": core.Description, "input_schema": schemaValue(core.InputSchema),
+			"annotations": annotations(core.Annotations), "plugin": "core",
+			"example": map[string]any{"tool": "call_tool", "arguments": map[string]any{"name": core.Name, "arguments": Example(core.InputSchema)}},
+		})
+	}
+	t, ok := h.Catalog.Tool(in.Name)
+	if !ok {
+		return h.unknownTool(in.Name), nil
+	}
+	return jsonResult(describe(t, h.Plugins))
+}
+
+func describe(t *catalog.Tool, plugins *supervisor.Manager) map[string]any {
+	out := map[string]any{
+		"name": t.ID, "original_name": t.Def.Name, "title": t.Def.Title, "description": t.Def.Description,
+		"input_schema": schemaValue(t.Def.InputSchema), "annotations": annotations(t.Def.Annotations),
+		"plugin": t.Plugin, "labels": t.Def.Labels,
+		"example": map[string]any{"tool": "call_tool", "arguments": map[string]any{"name": t.ID, "arguments": Example(t.Def.InputSchema)}},
+	}
+	if len(t.Def.OutputSchema) > 0 {
+		out["output_schema"] = json.RawMessage(t.Def.OutputSchema)
+	}
+	if s, ok := plugins.Get(t.Plugin); ok {
+		st := s.Status()
+		ps := map[string]any{"state": st.State}
+		if st.LastError != "" {
+			ps["last_error"] = st.LastError
+		}
+		out["plugin_state"] = ps
+	}
+	return out
+}
+
+func annotations(a protov1.Annotations) map[string]any {
+	out := map[string]any{"read_only": a.IsReadOnly(), "destructive": a.IsDestructive(), "idempotent": a.IsIdempotent()}
+	if a.OpenWorld != nil {
+		out["open_world"] = *a.OpenWorld
+	}
+	if a.Title != "" {
+		out["title"] = a.Title
+	}
+	return out
+}

@@ -1,0 +1,143 @@
+// Package metatools implements what an assistant sees: the eleven meta-tools
+// through which it discovers, describes and calls every plugin's tools, and
+// the core_* tools that manage plugins. It knows nothing of MCP transports.
+package metatools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/toolgate/toolgate/core/catalog"
+	"github.com/toolgate/toolgate/core/supervisor"
+	"github.com/toolgate/toolgate/sdk/protov1"
+)
+
+// Tool is one meta-tool or core tool.
+type Tool struct {
+	Name        string
+	Description string
+	InputSchema json.RawMessage
+	Annotations protov1.Annotations
+	Handle      func(ctx context.Context, args json.RawMessage, events protov1.CallEvents) (*protov1.Result, error)
+}
+
+// Handlers serve the meta-tools over a catalog and the plugins' supervisors.
+type Handlers struct {
+	Catalog *catalog.Catalog
+	Plugins *supervisor.Manager
+	// CallTimeout is the deadline of a call to the plugin, unless the call
+	// itself asks for another.
+	CallTimeout func(plugin string) time.Duration
+	Logger      hclog.Logger
+
+	core map[string]*Tool
+}
+
+// New returns the handlers.
+func New(cat *catalog.Catalog, plugins *supervisor.Manager, callTimeout func(string) time.Duration, logger hclog.Logger) *Handlers {
+	h := &Handlers{Catalog: cat, Plugins: plugins, CallTimeout: callTimeout, Logger: logger}
+	h.core = map[string]*Tool{}
+	for _, t := range h.coreTools() {
+		h.core[t.Name] = &t
+	}
+	return h
+}
+
+// ErrArgument is wrapped by errors about a meta-tool's own arguments.
+type ArgumentError struct {
+	Tool, Argument, Problem string
+}
+
+func (e *ArgumentError) Error() string {
+	if e.Argument == "" {
+		return fmt.Sprintf("%s: %s", e.Tool, e.Problem)
+	}
+	return fmt.Sprintf("%s: argument %q: %s", e.Tool, e.Argument, e.Problem)
+}
+
+// decode reads a meta-tool's arguments strictly: unknown or mistyped
+// arguments are named, never ignored.
+func decode(tool string, raw json.RawMessage, into any) error {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		raw = []byte("{}")
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return &ArgumentError{Tool: tool, Problem: "arguments must be a JSON object"}
+	}
+	known := jsonFields(into)
+	for k := range fields {
+		if !known[k] {
+			return &ArgumentError{Tool: tool, Argument: k, Problem: "unknown argument; it takes " + knownList(known)}
+		}
+	}
+	if err := json.Unmarshal(raw, into); err != nil {
+		if te, ok := err.(*json.UnmarshalTypeError); ok {
+			return &ArgumentError{Tool: tool, Argument: te.Field, Problem: fmt.Sprintf("expected %s, got %s", jsonKind(te.Type.Kind().String()), te.Value)}
+		}
+		return &ArgumentError{Tool: tool, Problem: err.Error()}
+	}
+	return nil
+}
+
+func jsonKind(goKind string) string {
+	switch goKind {
+	case "int", "int64", "float64":
+		return "a number"
+	case "string":
+		return "a string"
+	case "bool":
+		return "true or false"
+	case "map", "struct":
+		return "an object"
+	case "slice":
+		return "an array"
+	}
+	return goKind
+}
+
+// summary is the first sentence of a description, at most 120 characters.
+func summary(desc string) string {
+	desc = strings.TrimSpace(desc)
+	if i := strings.IndexAny(desc, "\n"); i >= 0 {
+		desc = desc[:i]
+	}
+	for i, r := range desc {
+		if (r == '.' || r == '!' || r == '?') && (i+1 == len(desc) || unicode.IsSpace(rune(desc[i+1]))) {
+			desc = desc[:i+1]
+			break
+		}
+	}
+	if r := []rune(desc); len(r) > 120 {
+		desc = strings.TrimSpace(string(r[:119])) + "…"
+	}
+	return desc
+}
+
+// jsonResult answers v as structured content with the same JSON as text.
+func jsonResult(v any) (*protov1.Result, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var pretty bytes.Buffer
+	_ = json.Indent(&pretty, b, "", "  ")
+	return &protov1.Result{Content: []protov1.Content{{Kind: protov1.KindText, Text: pretty.String()}}, StructuredContent: b}, nil
+}
+
+// errorResult is a failed answer the model reads.
+func errorResult(format string, args ...any) *protov1.Result {
+	return &protov1.Result{IsError: true, Content: []protov1.Content{{Kind: protov1.KindText, Text: fmt.Sprintf(format, args...)}}}
+}
+
+func truth(b bool) *bool { return &b }
+
+var readOnly = protov1.Annotations{ReadOnly: truth(true), Destructive: truth(false), Idempotent: truth(true), OpenWorld: truth(false)}

@@ -1,0 +1,204 @@
+package metatools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+
+	"github.com/toolgate/toolgate/sdk/protov1"
+)
+
+func (h *Handlers) listResources(_ context.Context, raw json.RawMessage, _ protov1.CallEvents) (*protov1.Result, error) {
+	var in struct {
+		Plugin string `json:"plugin"`
+		Limit  *int   `json:"limit"`
+		Offset *int   `json:"offset"`
+	}
+	if err := decode("list_resources", raw, &in); err != nil {
+		return nil, err
+	}
+	if in.Plugin != "" {
+		if _, ok := h.Plugins.Get(in.Plugin); !ok {
+			return nil, h.unknownPlugin("list_resources", in.Plugin)
+		}
+	}
+	rs, ts := h.Catalog.Resources(in.Plugin)
+	lo, hi, err := page("list_resources", in.Limit, in.Offset, 50, len(rs))
+	if err != nil {
+		return nil, err
+	}
+	type line struct {
+		URI         string `json:"uri"`
+		Name        string `json:"name"`
+		Description string `json:"description,omitempty"`
+		MIMEType    string `json:"mime_type,omitempty"`
+		Plugin      string `json:"plugin"`
+	}
+	lines := []line{}
+	for _, r := range rs[lo:hi] {
+		lines = append(lines, line{URI: r.Def.URI, Name: r.Def.Name, Description: summary(r.Def.Description), MIMEType: r.Def.MIMEType, Plugin: r.Plugin})
+	}
+	type tline struct {
+		URITemplate string `json:"uri_template"`
+		Name        string `json:"name"`
+		Description string `json:"description,omitempty"`
+		Plugin      string `json:"plugin"`
+	}
+	templates := []tline{}
+	for _, t := range ts {
+		templates = append(templates, tline{URITemplate: t.Def.URITemplate, Name: t.Def.Name, Description: summary(t.Def.Description), Plugin: t.Plugin})
+	}
+	return jsonResult(map[string]any{"resources": lines, "templates": templates, "total": len(rs), "offset": lo, "truncated": hi < len(rs)})
+}
+
+func (h *Handlers) describeResource(_ context.Context, raw json.RawMessage, _ protov1.CallEvents) (*protov1.Result, error) {
+	var in struct {
+		URI string `json:"uri"`
+	}
+	if err := decode("describe_resource", raw, &in); err != nil {
+		return nil, err
+	}
+	if in.URI == "" {
+		return nil, &ArgumentError{Tool: "describe_resource", Argument: "uri", Problem: "is required"}
+	}
+	plugin, r, ok := h.Catalog.RouteResource(in.URI)
+	if !ok {
+		return errorResult("no plugin serves resource %q; list_resources shows what there is", in.URI), nil
+	}
+	if r == nil {
+		return jsonResult(map[string]any{"uri": in.URI, "plugin": plugin, "from_template": true, "plugin_state": h.state(plugin)})
+	}
+	out := map[string]any{"uri": r.Def.URI, "name": r.Def.Name, "title": r.Def.Title, "description": r.Def.Description,
+		"mime_type": r.Def.MIMEType, "plugin": plugin, "plugin_state": h.state(plugin)}
+	if r.Def.Size >= 0 {
+		out["size"] = r.Def.Size
+	}
+	return jsonResult(out)
+}
+
+func (h *Handlers) getResource(ctx context.Context, raw json.RawMessage, _ protov1.CallEvents) (*protov1.Result, error) {
+	var in struct {
+		URI string `json:"uri"`
+	}
+	if err := decode("get_resource", raw, &in); err != nil {
+		return nil, err
+	}
+	if in.URI == "" {
+		return nil, &ArgumentError{Tool: "get_resource", Argument: "uri", Problem: "is required"}
+	}
+	plugin, _, ok := h.Catalog.RouteResource(in.URI)
+	if !ok {
+		return errorResult("no plugin serves resource %q; list_resources shows what there is", in.URI), nil
+	}
+	sup, _ := h.Plugins.Get(plugin)
+	ctx, cancel := context.WithTimeout(ctx, h.CallTimeout(plugin))
+	defer cancel()
+	var contents []protov1.ResourceContents
+	err := sup.Use(ctx, func(b protov1.Backend) error {
+		var err error
+		contents, err = b.ReadResource(ctx, in.URI)
+		return err
+	})
+	if err != nil {
+		if errors.Is(err, protov1.ErrNotFound) {
+			return errorResult("plugin %q has no resource %q", plugin, in.URI), nil
+		}
+		return errorResult("read resource %q from plugin %q: %v", in.URI, plugin, err), nil
+	}
+	res := &protov1.Result{}
+	for i := range contents {
+		res.Content = append(res.Content, protov1.Content{Kind: protov1.KindResource, Resource: &contents[i]})
+	}
+	return res, nil
+}
+
+func (h *Handlers) listPrompts(_ context.Context, raw json.RawMessage, _ protov1.CallEvents) (*protov1.Result, error) {
+	var in struct {
+		Plugin string `json:"plugin"`
+		Limit  *int   `json:"limit"`
+		Offset *int   `json:"offset"`
+	}
+	if err := decode("list_prompts", raw, &in); err != nil {
+		return nil, err
+	}
+	if in.Plugin != "" {
+		if _, ok := h.Plugins.Get(in.Plugin); !ok {
+			return nil, h.unknownPlugin("list_prompts", in.Plugin)
+		}
+	}
+	ps := h.Catalog.Prompts(in.Plugin)
+	lo, hi, err := page("list_prompts", in.Limit, in.Offset, 50, len(ps))
+	if err != nil {
+		return nil, err
+	}
+	type line struct {
+		Name    string `json:"name"`
+		Summary string `json:"summary"`
+		Plugin  string `json:"plugin"`
+	}
+	lines := []line{}
+	for _, p := range ps[lo:hi] {
+		lines = append(lines, line{Name: p.ID, Summary: summary(p.Def.Description), Plugin: p.Plugin})
+	}
+	return jsonResult(map[string]any{"prompts": lines, "total": len(ps), "offset": lo, "truncated": hi < len(ps)})
+}
+
+func (h *Handlers) describePrompt(_ context.Context, raw json.RawMessage, _ protov1.CallEvents) (*protov1.Result, error) {
+	var in struct {
+		Name string `json:"name"`
+	}
+	if err := decode("describe_prompt", raw, &in); err != nil {
+		return nil, err
+	}
+	p, ok := h.Catalog.Prompt(in.Name)
+	if !ok {
+		return errorResult("unknown prompt %q; list_prompts shows what there is", in.Name), nil
+	}
+	args := []map[string]any{}
+	for _, a := range p.Def.Arguments {
+		args = append(args, map[string]any{"name": a.Name, "description": a.Description, "required": a.Required})
+	}
+	return jsonResult(map[string]any{"name": p.ID, "original_name": p.Def.Name, "title": p.Def.Title,
+		"description": p.Def.Description, "arguments": args, "plugin": p.Plugin, "plugin_state": h.state(p.Plugin)})
+}
+
+func (h *Handlers) getPrompt(ctx context.Context, raw json.RawMessage, _ protov1.CallEvents) (*protov1.Result, error) {
+	var in struct {
+		Name      string            `json:"name"`
+		Arguments map[string]string `json:"arguments"`
+	}
+	if err := decode("get_prompt", raw, &in); err != nil {
+		return nil, err
+	}
+	p, ok := h.Catalog.Prompt(in.Name)
+	if !ok {
+		return errorResult("unknown prompt %q; list_prompts shows what there is", in.Name), nil
+	}
+	for _, a := range p.Def.Arguments {
+		if _, given := in.Arguments[a.Name]; a.Required && !given {
+			return nil, &ArgumentError{Tool: "get_prompt", Argument: "arguments." + a.Name, Problem: "is required by prompt " + p.ID}
+		}
+	}
+	sup, _ := h.Plugins.Get(p.Plugin)
+	ctx, cancel := context.WithTimeout(ctx, h.CallTimeout(p.Plugin))
+	defer cancel()
+	var pr *protov1.PromptResult
+	err := sup.Use(ctx, func(b protov1.Backend) error {
+		var err error
+		pr, err = b.GetPrompt(ctx, p.Def.Name, in.Arguments)
+		return err
+	})
+	if err != nil {
+		return errorResult("get prompt %s from plugin %q: %v", p.ID, p.Plugin, err), nil
+	}
+	// Each message's content block is passed whole; the roles travel in the
+	// structured content, in the same order.
+	res := &protov1.Result{}
+	roles := []string{}
+	for _, m := range pr.Messages {
+		res.Content = append(res.Content, m.Content)
+		roles = append(roles, m.Role)
+	}
+	res.StructuredContent, _ = json.Marshal(map[string]any{"description": pr.Description, "roles": roles})
+	return res, nil
+}

@@ -1,0 +1,171 @@
+package supervisor
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/toolgate/toolgate/core/catalog"
+	"github.com/toolgate/toolgate/sdk/protov1"
+)
+
+// Manager runs the supervisors of every configured plugin and connects them to
+// the catalog: what a plugin serves is registered as it appears, and saved so a
+// lazy plugin is searchable next time before it starts.
+type Manager struct {
+	catalog *catalog.Catalog
+	store   catalog.ManifestStore
+	log     hclog.Logger
+	order   []string
+	sups    map[string]*Supervisor
+	keys    map[string]string // manifest store key per plugin
+	events  *ring
+	notice  func(plugin string, e protov1.Event)
+	wg      sync.WaitGroup
+}
+
+// ManagerOptions configure a Manager.
+type ManagerOptions struct {
+	Catalog    *catalog.Catalog
+	Store      catalog.ManifestStore
+	Policy     Policy
+	Logger     hclog.Logger
+	EventRing  int                                  // events kept for core_events (default 1000)
+	OnEvent    func(Event)                          // every transition, after it is recorded
+	OnNotice   func(plugin string, e protov1.Event) // plugin log lines and resource updates
+	OnManifest func(plugin string, m *catalog.Manifest)
+}
+
+// NewManager builds a supervisor per spec; nothing runs until Run.
+func NewManager(specs []Spec, opts ManagerOptions) *Manager {
+	if opts.EventRing == 0 {
+		opts.EventRing = 1000
+	}
+	m := &Manager{catalog: opts.Catalog, store: opts.Store, log: opts.Logger,
+		sups: map[string]*Supervisor{}, keys: map[string]string{}, events: newRing(opts.EventRing), notice: opts.OnNotice}
+	for _, spec := range specs {
+		name := spec.Name
+		m.order = append(m.order, name)
+		m.keys[name] = catalog.ManifestKey(name, append(append([]byte(nil), spec.Config...), []byte(fmt.Sprint(spec.Args, spec.Env))...), spec.Path)
+		hooks := Hooks{
+			Manifest: func(plugin string, man *catalog.Manifest) {
+				m.catalog.Set(plugin, man)
+				if err := m.store.Save(m.keys[plugin], man); err != nil {
+					m.log.Warn("could not save manifest", "plugin", plugin, "error", err)
+				}
+				if opts.OnManifest != nil {
+					opts.OnManifest(plugin, man)
+				}
+			},
+			Event: func(e Event) {
+				m.events.add(e)
+				if opts.OnEvent != nil {
+					opts.OnEvent(e)
+				}
+			},
+			Notice: opts.OnNotice,
+		}
+		m.sups[name] = New(spec, opts.Policy, hooks, opts.Logger)
+	}
+	return m
+}
+
+// Run starts every supervisor, indexes lazy plugins from their stored
+// manifests (starting in the background those with none), and returns at once.
+// Everything stops when ctx ends; Wait waits for that.
+func (m *Manager) Run(ctx context.Context) {
+	for _, name := range m.order {
+		s := m.sups[name]
+		if !s.spec.AutoStart {
+			man, err := m.store.Load(m.keys[name])
+			if err != nil {
+				m.log.Warn("stored manifest unusable", "plugin", name, "error", err)
+			}
+			if man != nil {
+				m.catalog.Set(name, man)
+			}
+		}
+		m.wg.Add(1)
+		go func() {
+			defer m.wg.Done()
+			s.Run(ctx)
+		}()
+		if !s.spec.AutoStart && !m.catalog.Known(name) {
+			go func() {
+				if err := s.Learn(ctx); err != nil && ctx.Err() == nil {
+					m.log.Warn("could not start plugin to learn its tools", "plugin", name, "error", err)
+				}
+			}()
+		}
+	}
+}
+
+// Wait returns when every supervisor has stopped its plugin.
+func (m *Manager) Wait() { m.wg.Wait() }
+
+// Get returns one plugin's supervisor.
+func (m *Manager) Get(name string) (*Supervisor, bool) {
+	s, ok := m.sups[name]
+	return s, ok
+}
+
+// Names lists the plugins in config order.
+func (m *Manager) Names() []string { return append([]string(nil), m.order...) }
+
+// Statuses lists every plugin's status in config order.
+func (m *Manager) Statuses() []Status {
+	out := make([]Status, len(m.order))
+	for i, name := range m.order {
+		out[i] = m.sups[name].Status()
+	}
+	return out
+}
+
+// Events returns the kept transitions, oldest first, optionally of one plugin.
+func (m *Manager) Events(plugin string, limit int) []Event {
+	return m.events.list(plugin, limit)
+}
+
+// ring keeps the last n events.
+type ring struct {
+	mu   sync.Mutex
+	buf  []Event
+	next int
+	full bool
+}
+
+func newRing(n int) *ring { return &ring{buf: make([]Event, n)} }
+
+func (r *ring) add(e Event) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.buf[r.next] = e
+	r.next = (r.next + 1) % len(r.buf)
+	if r.next == 0 {
+		r.full = true
+	}
+}
+
+func (r *ring) list(plugin string, limit int) []Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var all []Event
+	if r.full {
+		all = append(all, r.buf[r.next:]...)
+	}
+	all = append(all, r.buf[:r.next]...)
+	var out []Event
+	for _, e := range all {
+		if plugin == "" || e.Plugin == plugin {
+			out = append(out, e)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Time.Before(out[j].Time) })
+	if limit > 0 && len(out) > limit {
+		out = out[len(out)-limit:]
+	}
+	return out
+}

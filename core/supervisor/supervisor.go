@@ -1,0 +1,253 @@
+package supervisor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync/atomic"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/toolgate/toolgate/core/catalog"
+	"github.com/toolgate/toolgate/sdk/pluginhost"
+	"github.com/toolgate/toolgate/sdk/protov1"
+)
+
+// snapshot is what readers see: replaced whole on every transition, with a
+// channel closed at the next one so waiters wake.
+type snapshot struct {
+	status  Status
+	plugin  *pluginhost.Plugin // non-nil only when Running
+	changed chan struct{}
+}
+
+type cmdKind int
+
+const (
+	cmdStart cmdKind = iota // lazy/stopped → starting
+	cmdLearn                // start only to learn the manifest; idle-stop soon after
+	cmdStop
+	cmdRestart
+)
+
+type command struct {
+	kind  cmdKind
+	reply chan error
+}
+
+type startResult struct {
+	gen      uint64
+	plugin   *pluginhost.Plugin
+	manifest *catalog.Manifest
+	err      error
+	config   bool // the plugin refused its config: retrying cannot help
+}
+
+type manifestUpdate struct {
+	gen      uint64
+	manifest *catalog.Manifest
+}
+
+// Hooks connect a supervisor to the rest of the gateway. Each may be nil.
+type Hooks struct {
+	Manifest func(plugin string, m *catalog.Manifest) // learned or changed
+	Event    func(Event)                              // every transition
+	Notice   func(plugin string, e protov1.Event)     // log lines and resource updates from the plugin
+}
+
+// Supervisor owns one plugin. Run it with Run; talk to it with the methods.
+type Supervisor struct {
+	spec   Spec
+	policy Policy
+	hooks  Hooks
+	log    hclog.Logger
+
+	cmds      chan command
+	snap      atomic.Pointer[snapshot]
+	inflight  atomic.Int64
+	lastUsed  atomic.Int64 // unix nanos
+	done      chan struct{}
+	startTime func() time.Time
+}
+
+// New returns a supervisor for spec; nothing runs until Run.
+func New(spec Spec, policy Policy, hooks Hooks, logger hclog.Logger) *Supervisor {
+	if policy == (Policy{}) {
+		policy = DefaultPolicy
+	}
+	s := &Supervisor{spec: spec, policy: policy, hooks: hooks, log: logger.Named(spec.Name),
+		cmds: make(chan command), done: make(chan struct{}), startTime: time.Now}
+	s.snap.Store(&snapshot{status: Status{Name: spec.Name, State: Lazy, Since: time.Now()}, changed: make(chan struct{})})
+	return s
+}
+
+// Name is the plugin's name.
+func (s *Supervisor) Name() string { return s.spec.Name }
+
+// Spec is how the plugin is run.
+func (s *Supervisor) Spec() Spec { return s.spec }
+
+// Status is the plugin's current state.
+func (s *Supervisor) Status() Status { return s.snap.Load().status }
+
+// Done is closed when Run has returned and the process is gone.
+func (s *Supervisor) Done() <-chan struct{} { return s.done }
+
+func (s *Supervisor) send(ctx context.Context, kind cmdKind) error {
+	c := command{kind: kind, reply: make(chan error, 1)}
+	select {
+	case s.cmds <- c:
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-s.done:
+		return &UnavailableError{Plugin: s.spec.Name, State: Stopped, Reason: "the gateway is shutting down"}
+	}
+	select {
+	case err := <-c.reply:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Start starts a lazy, stopped or failed plugin and waits until it runs.
+func (s *Supervisor) Start(ctx context.Context) error {
+	if err := s.send(ctx, cmdStart); err != nil {
+		return err
+	}
+	_, err := s.acquire(ctx)
+	return err
+}
+
+// Learn starts the plugin in the background only to learn what it serves.
+func (s *Supervisor) Learn(ctx context.Context) error { return s.send(ctx, cmdLearn) }
+
+// Stop stops the plugin; calls are refused until it is started again.
+func (s *Supervisor) Stop(ctx context.Context) error { return s.send(ctx, cmdStop) }
+
+// Restart stops the plugin if it runs, closes an open circuit, starts it, and
+// waits until it runs.
+func (s *Supervisor) Restart(ctx context.Context) error {
+	if err := s.send(ctx, cmdRestart); err != nil {
+		return err
+	}
+	_, err := s.acquire(ctx)
+	return err
+}
+
+// acquire returns the running plugin, starting a lazy one and waiting through
+// starting/restarting until ctx ends. A failed or stopped plugin answers at once.
+func (s *Supervisor) acquire(ctx context.Context) (*pluginhost.Plugin, error) {
+	for {
+		sn := s.snap.Load()
+		st := sn.status
+		switch st.State {
+		case Running:
+			return sn.plugin, nil
+		case Failed:
+			reason := st.LastError
+			if !st.NextTry.IsZero() {
+				reason += fmt.Sprintf(" (circuit open until %s, or core_plugin_restart)", st.NextTry.Format(time.RFC3339))
+			}
+			return nil, &UnavailableError{Plugin: s.spec.Name, State: Failed, Reason: reason}
+		case Stopped:
+			return nil, &UnavailableError{Plugin: s.spec.Name, State: Stopped, Reason: "stopped by the operator; core_plugin_start starts it"}
+		case Lazy:
+			if err := s.send(ctx, cmdStart); err != nil {
+				return nil, s.waitError(ctx, st, err)
+			}
+			continue
+		}
+		select {
+		case <-sn.changed:
+		case <-s.done:
+			return nil, &UnavailableError{Plugin: s.spec.Name, State: Stopped, Reason: "the gateway is shutting down"}
+		case <-ctx.Done():
+			return nil, s.waitError(ctx, st, ctx.Err())
+		}
+	}
+}
+
+func (s *Supervisor) waitError(ctx context.Context, st Status, err error) error {
+	reason := "gave up waiting for it"
+	if errors.Is(err, context.DeadlineExceeded) {
+		reason = "the call's deadline passed while waiting for it"
+	}
+	if st.LastError != "" {
+		reason += "; last error: " + st.LastError
+	}
+	return fmt.Errorf("%w: %w", &UnavailableError{Plugin: s.spec.Name, State: st.State, Reason: reason}, ctx.Err())
+}
+
+// Call runs one tool call on the plugin. When the plugin crashes during the
+// call, the call ends at once with a *CrashError; when retry is set (the tool
+// is read-only or idempotent) it is tried once more after the restart.
+func (s *Supervisor) Call(ctx context.Context, req *protov1.CallRequest, events protov1.CallEvents, retry bool) (*protov1.Result, error) {
+	s.inflight.Add(1)
+	defer func() {
+		s.lastUsed.Store(time.Now().UnixNano())
+		s.inflight.Add(-1)
+	}()
+	for attempt := 0; ; attempt++ {
+		p, err := s.acquire(ctx)
+		if err != nil {
+			return nil, err
+		}
+		res, err := s.callOnce(ctx, p, req, events)
+		var crash *CrashError
+		if errors.As(err, &crash) && retry && attempt == 0 {
+			s.log.Info("retrying call after crash", "tool", req.Name)
+			continue
+		}
+		return res, err
+	}
+}
+
+// Use runs f with the running plugin (starting it when lazy), for requests
+// other than tool calls.
+func (s *Supervisor) Use(ctx context.Context, f func(protov1.Backend) error) error {
+	s.inflight.Add(1)
+	defer func() {
+		s.lastUsed.Store(time.Now().UnixNano())
+		s.inflight.Add(-1)
+	}()
+	p, err := s.acquire(ctx)
+	if err != nil {
+		return err
+	}
+	return f(p)
+}
+
+func (s *Supervisor) callOnce(ctx context.Context, p *pluginhost.Plugin, req *protov1.CallRequest, events protov1.CallEvents) (*protov1.Result, error) {
+	callCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-p.Exited():
+			cancel()
+		case <-callCtx.Done():
+		}
+	}()
+	res, err := p.CallTool(callCtx, req, events)
+	if err == nil || ctx.Err() != nil {
+		return res, err
+	}
+	// The stream may break a moment before the exit is seen.
+	select {
+	case <-p.Exited():
+		return nil, &CrashError{Plugin: s.spec.Name, Tool: req.Name, Status: p.ExitStatus(), Stderr: p.Stderr()}
+	case <-time.After(200 * time.Millisecond):
+		return nil, fmt.Errorf("plugin %q failed the call to %s: %w", s.spec.Name, req.Name, err)
+	}
+}
+
+// backoff is the wait before retry n (0-based): exponential with jitter.
+func (p Policy) backoff(n int) time.Duration {
+	d := p.BackoffBase << min(n, 16)
+	if d > p.BackoffMax || d <= 0 {
+		d = p.BackoffMax
+	}
+	return d/2 + rand.N(d/2+1)
+}
