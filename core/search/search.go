@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"path"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Query selects and ranks tools. All set fields must match.
@@ -74,7 +76,6 @@ func newFilter(q Query) (*filter, error) {
 	}
 	if !f.caseSensitive {
 		f.pattern = strings.ToLower(f.pattern)
-		f.desc = strings.ToLower(f.desc)
 	}
 	// path.Match reports a malformed pattern only when it gets that far, so
 	// check it whole against a name that makes it read every part.
@@ -92,17 +93,20 @@ func (f *filter) docOK(s *segment, i int) bool {
 		return true
 	}
 	d := s.docs[i]
-	id, desc := d.ID, d.Description
-	if !f.caseSensitive {
-		id, desc = s.lowerID[i], s.lowerDesc[i]
-	}
 	if f.pattern != "" {
+		id := d.ID
+		if !f.caseSensitive {
+			id = s.lowerID[i]
+		}
 		if ok, _ := path.Match(f.pattern, id); !ok {
 			return false
 		}
 	}
-	if f.desc != "" && !strings.Contains(desc, f.desc) {
-		return false
+	if f.desc != "" {
+		if f.caseSensitive && !strings.Contains(d.Description, f.desc) ||
+			!f.caseSensitive && !containsFold(d.Description, f.desc) {
+			return false
+		}
 	}
 	for k, v := range f.labels {
 		if got, ok := d.Labels[k]; !ok || got != v {
@@ -110,6 +114,45 @@ func (f *filter) docOK(s *segment, i int) bool {
 		}
 	}
 	return true
+}
+
+// containsFold reports whether sub occurs in s under Unicode simple case
+// folding, without lowering (and copying) every description searched.
+func containsFold(s, sub string) bool {
+	if sub == "" {
+		return true
+	}
+	for i := range s {
+		if hasPrefixFold(s[i:], sub) {
+			return true
+		}
+	}
+	return false
+}
+
+func hasPrefixFold(s, prefix string) bool {
+	for _, pr := range prefix {
+		if s == "" {
+			return false
+		}
+		sr, size := utf8.DecodeRuneInString(s)
+		if sr != pr && !equalFoldRune(sr, pr) {
+			return false
+		}
+		s = s[size:]
+	}
+	return true
+}
+
+// equalFoldRune reports whether a and b are the same letter in different
+// case, walking the Unicode fold orbit as strings.EqualFold does.
+func equalFoldRune(a, b rune) bool {
+	for r := unicode.SimpleFold(a); r != a; r = unicode.SimpleFold(r) {
+		if r == b {
+			return true
+		}
+	}
+	return false
 }
 
 // list returns the matching tools in ID order, for queries without text.

@@ -60,15 +60,14 @@ type nameRef struct {
 // segment holds one plugin's tools and their term postings. It is never
 // changed after build, so searches read it without locks.
 type segment struct {
-	plugin    string
-	docs      []*Doc // sorted by ID
-	lowerID   []string
-	lowerDesc []string
-	byID      map[string]uint32
-	fieldLen  [][numFields]uint16
-	sumLen    [numFields]int
-	postings  map[string][]posting
-	names     []nameRef
+	plugin   string
+	docs     []*Doc // sorted by ID
+	lowerID  []string
+	byID     map[string]uint32
+	fieldLen [][numFields]uint16
+	sumLen   [numFields]int
+	postings map[string][]posting
+	names    []nameRef
 }
 
 func newSegment(plugin string, in []Doc) *segment {
@@ -89,22 +88,23 @@ func newSegment(plugin string, in []Doc) *segment {
 	docs = kept
 
 	s := &segment{
-		plugin:    plugin,
-		docs:      make([]*Doc, len(docs)),
-		lowerID:   make([]string, len(docs)),
-		lowerDesc: make([]string, len(docs)),
-		byID:      make(map[string]uint32, len(docs)),
-		fieldLen:  make([][numFields]uint16, len(docs)),
-		postings:  make(map[string][]posting),
-		names:     make([]nameRef, len(docs)),
+		plugin:   plugin,
+		docs:     make([]*Doc, len(docs)),
+		lowerID:  make([]string, len(docs)),
+		byID:     make(map[string]uint32, len(docs)),
+		fieldLen: make([][numFields]uint16, len(docs)),
+		postings: make(map[string][]posting),
+		names:    make([]nameRef, len(docs)),
 	}
 	pluginTerms := terms(plugin)
-	tf := make(map[string]*[numFields]uint8)
+	// Per doc: term -> slot in counts, reused from doc to doc.
+	slot := make(map[string]int)
+	var counts [][numFields]uint8
+	var order []string
 	for i := range docs {
 		d := &docs[i]
 		s.docs[i] = d
 		s.lowerID[i] = strings.ToLower(d.ID)
-		s.lowerDesc[i] = strings.ToLower(d.Description)
 		s.byID[d.ID] = uint32(i)
 		name := d.Name
 		if name == "" {
@@ -112,16 +112,19 @@ func newSegment(plugin string, in []Doc) *segment {
 		}
 		s.names[i] = nameRef{name: name, mask: runeMask(name), doc: uint32(i)}
 
-		clear(tf)
+		clear(slot)
+		counts, order = counts[:0], order[:0]
 		add := func(f field, ts []string) {
 			for _, t := range ts {
-				c := tf[t]
-				if c == nil {
-					c = new([numFields]uint8)
-					tf[t] = c
+				k, ok := slot[t]
+				if !ok {
+					k = len(counts)
+					slot[t] = k
+					counts = append(counts, [numFields]uint8{})
+					order = append(order, t)
 				}
-				if c[f] < 255 {
-					c[f]++
+				if counts[k][f] < 255 {
+					counts[k][f]++
 				}
 			}
 			s.fieldLen[i][f] = sat16(int(s.fieldLen[i][f]) + len(ts))
@@ -140,8 +143,8 @@ func newSegment(plugin string, in []Doc) *segment {
 		for f := range s.sumLen {
 			s.sumLen[f] += int(s.fieldLen[i][f])
 		}
-		for t, c := range tf {
-			s.postings[t] = append(s.postings[t], posting{doc: uint32(i), tf: *c})
+		for k, t := range order {
+			s.postings[t] = append(s.postings[t], posting{doc: uint32(i), tf: counts[k]})
 		}
 	}
 	// Postings were appended in doc order, so each list is already sorted;

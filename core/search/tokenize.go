@@ -21,6 +21,9 @@ func classify(r rune) runeClass {
 	case unicode.IsLower(r):
 		return classLower
 	case unicode.IsUpper(r):
+		if unicode.ToLower(r) == r {
+			return classOther // a capital with no small form cannot start a camelCase word
+		}
 		return classUpper
 	case unicode.IsLetter(r), unicode.IsMark(r):
 		return classOther
@@ -37,13 +40,31 @@ func classify(r rune) runeClass {
 // because such short mixes name one thing and are useless in pieces.
 // Lowercasing is per rune with Unicode rules, so no rune is ever cut.
 func Tokenize(s string) []string {
+	if isASCII(s) {
+		return tokenizeASCII(s)
+	}
+	return tokenizeRunes(s)
+}
+
+// tokenizeRunes is Tokenize for any text.
+func tokenizeRunes(s string) []string {
 	var tokens []string
+	var pieces []piece
+	var b strings.Builder
 	run := make([]rune, 0, 32)
 	flush := func() {
-		if len(run) > 0 {
-			tokens = appendPieces(tokens, run)
-			run = run[:0]
+		if len(run) == 0 {
+			return
 		}
+		pieces = cutPieces(pieces[:0], len(run), func(i int) runeClass { return classify(run[i]) })
+		for _, p := range pieces {
+			b.Reset()
+			for _, r := range run[p.start:p.end] {
+				b.WriteRune(unicode.ToLower(r))
+			}
+			tokens = append(tokens, b.String())
+		}
+		run = run[:0]
 	}
 	for _, r := range s {
 		if classify(r) == classSep {
@@ -56,48 +77,92 @@ func Tokenize(s string) []string {
 	return tokens
 }
 
-// appendPieces splits one run of word runes at case and digit boundaries and
-// appends the lowercased pieces.
-func appendPieces(tokens []string, run []rune) []string {
+// tokenizeASCII is Tokenize for the common all-ASCII text: lowercasing
+// keeps byte offsets, so every token is a slice of one lowercased copy.
+func tokenizeASCII(s string) []string {
+	lower := strings.ToLower(s)
+	var tokens []string
 	var pieces []piece
+	for i := 0; i < len(s); {
+		for i < len(s) && asciiClass(s[i]) == classSep {
+			i++
+		}
+		j := i
+		for j < len(s) && asciiClass(s[j]) != classSep {
+			j++
+		}
+		if i < j {
+			run := s[i:j]
+			pieces = cutPieces(pieces[:0], len(run), func(k int) runeClass { return asciiClass(run[k]) })
+			for _, p := range pieces {
+				tokens = append(tokens, lower[i+p.start:i+p.end])
+			}
+		}
+		i = j
+	}
+	return tokens
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+func asciiClass(c byte) runeClass {
+	switch {
+	case c >= 'a' && c <= 'z':
+		return classLower
+	case c >= 'A' && c <= 'Z':
+		return classUpper
+	case c >= '0' && c <= '9':
+		return classDigit
+	}
+	return classSep
+}
+
+// piece is a token's span in a run of word characters.
+type piece struct {
+	start, end int
+	digit      bool
+}
+
+// cutPieces splits a run of n word characters, given their classes, into
+// tokens: at camelCase humps ("listPods", "HTTPServer") and between letters
+// and digits, except that digits and a single neighbouring letter stay
+// together ("k8s", "s3", "v1", "i18n").
+func cutPieces(out []piece, n int, class func(int) runeClass) []piece {
+	var raw []piece
 	start := 0
-	for i := 1; i < len(run); i++ {
-		prev, cur := classify(run[i-1]), classify(run[i])
+	for i := 1; i < n; i++ {
+		prev, cur := class(i-1), class(i)
 		cut := false
 		switch {
 		case (prev == classDigit) != (cur == classDigit):
 			cut = true
 		case prev == classLower && cur == classUpper:
 			cut = true
-		case prev == classUpper && cur == classUpper && i+1 < len(run) && classify(run[i+1]) == classLower:
+		case prev == classUpper && cur == classUpper && i+1 < n && class(i+1) == classLower:
 			cut = true // "HTTPServer": the last capital starts the next word
 		}
 		if cut {
-			pieces = append(pieces, piece{start, i, prev == classDigit})
+			raw = append(raw, piece{start, i, prev == classDigit})
 			start = i
 		}
 	}
-	pieces = append(pieces, piece{start, len(run), classify(run[len(run)-1]) == classDigit})
-
-	var b strings.Builder
-	for i := 0; i < len(pieces); i++ {
-		b.Reset()
-		writeLower(&b, run[pieces[i].start:pieces[i].end])
-		// Join digits with a one-letter neighbour, and keep joining while the
-		// chain continues: "k8s", "i18n", "x1y2".
-		for i+1 < len(pieces) && glued(pieces[i], pieces[i+1]) {
+	raw = append(raw, piece{start, n, class(n-1) == classDigit})
+	for i := 0; i < len(raw); i++ {
+		p := raw[i]
+		for i+1 < len(raw) && glued(raw[i], raw[i+1]) {
 			i++
-			writeLower(&b, run[pieces[i].start:pieces[i].end])
+			p.end = raw[i].end
 		}
-		tokens = append(tokens, b.String())
+		out = append(out, p)
 	}
-	return tokens
-}
-
-// piece is a part of a word run: run[start:end], all digits or all letters.
-type piece struct {
-	start, end int
-	digit      bool
+	return out
 }
 
 // glued reports whether two neighbouring pieces stay one token.
@@ -110,12 +175,6 @@ func glued(a, b piece) bool {
 		letters = b
 	}
 	return letters.end-letters.start == 1
-}
-
-func writeLower(b *strings.Builder, rs []rune) {
-	for _, r := range rs {
-		b.WriteRune(unicode.ToLower(r))
-	}
 }
 
 // stopwords carry no meaning for finding a tool; dropping them keeps long,
