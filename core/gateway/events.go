@@ -1,0 +1,181 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/toolgate/toolgate/sdk/protov1"
+)
+
+// stream carries messages that belong to one request back to the client that
+// sent it, ahead of the response: the POST's event stream over HTTP, the shared
+// output over stdio.
+type stream interface {
+	send(msg any) error
+}
+
+// requestState is what a transport knows about one request, passed to the
+// handlers through the context mcp-go hands them.
+type requestState struct {
+	// ctx is the transport's context for the request; the handler's context is
+	// derived from it by mcp-go, which also cancels it on notifications/cancelled.
+	ctx    context.Context
+	stream stream
+	// progressToken is _meta.progressToken exactly as the client wrote it.
+	progressToken json.RawMessage
+	// cancelled is set when the client cancelled the call: its answer is not sent.
+	cancelled atomic.Bool
+}
+
+type requestKey struct{}
+
+func withRequest(ctx context.Context, rs *requestState) context.Context {
+	return context.WithValue(ctx, requestKey{}, rs)
+}
+
+func requestFrom(ctx context.Context) *requestState {
+	rs, _ := ctx.Value(requestKey{}).(*requestState)
+	return rs
+}
+
+func (s *Server) toolHandler(t *Tool) server.ToolHandlerFunc {
+	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		rs := requestFrom(ctx)
+		ev := &callEvents{srv: s, tool: t.Name}
+		if rs != nil {
+			ev.stream = rs.stream
+			ev.token = rs.progressToken
+		}
+		if se, ok := server.ClientSessionFromContext(ctx).(*session); ok {
+			ev.session = se
+		}
+		args := req.Params.RawArguments
+		if len(args) == 0 {
+			args = json.RawMessage(`{}`)
+		}
+
+		res, err := s.runTool(ctx, t, args, ev)
+		// From here on nothing the handler reports reaches the client: the
+		// result is about to be written and must be the last word.
+		ev.close()
+		if rs != nil && ctx.Err() != nil && rs.ctx.Err() == nil {
+			rs.cancelled.Store(true)
+		}
+
+		if err != nil {
+			return errorResult(err.Error()), nil
+		}
+		if res == nil {
+			return errorResult(fmt.Sprintf("tool %q returned no result", t.Name)), nil
+		}
+		out, err := toCallToolResult(res)
+		if err != nil {
+			s.log.Error("tool result cannot be sent", "tool", t.Name, "error", err)
+			return errorResult(fmt.Sprintf("tool %q returned a result that cannot be sent: %v", t.Name, err)), nil
+		}
+		return out, nil
+	}
+}
+
+// runTool calls the handler; a panic becomes an error so the client always
+// gets an answer.
+func (s *Server) runTool(ctx context.Context, t *Tool, args json.RawMessage, ev *callEvents) (res *protov1.Result, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Error("tool handler panicked", "tool", t.Name, "panic", r, "stack", string(debug.Stack()))
+			res, err = nil, fmt.Errorf("tool %q failed with an internal error: %v", t.Name, r)
+		}
+	}()
+	return t.Handle(ctx, args, ev)
+}
+
+func (s *Server) resourceHandler(r *Resource) server.ResourceHandlerFunc {
+	return func(ctx context.Context, _ mcp.ReadResourceRequest) (out []mcp.ResourceContents, err error) {
+		defer func() {
+			if p := recover(); p != nil {
+				s.log.Error("resource reader panicked", "uri", r.Def.URI, "panic", p, "stack", string(debug.Stack()))
+				out, err = nil, fmt.Errorf("read %s: internal error: %v", r.Def.URI, p)
+			}
+		}()
+		list, err := r.Read(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", r.Def.URI, err)
+		}
+		out, err = toMCPResourceContents(list)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", r.Def.URI, err)
+		}
+		return out, nil
+	}
+}
+
+// callEvents forwards what a running tool reports to the stream of the request
+// that called it. The mutex is held while sending, so close waits for a send
+// in flight and nothing is written after it returns.
+type callEvents struct {
+	srv     *Server
+	tool    string
+	stream  stream
+	token   json.RawMessage
+	session *session
+
+	mu     sync.Mutex
+	closed bool
+}
+
+var _ protov1.CallEvents = (*callEvents)(nil)
+
+func (e *callEvents) Progress(p protov1.Progress) {
+	if len(e.token) == 0 {
+		return
+	}
+	params := map[string]any{"progressToken": e.token, "progress": p.Progress}
+	if p.Total > 0 {
+		params["total"] = p.Total
+	}
+	if p.Message != "" {
+		params["message"] = p.Message
+	}
+	e.send(notification(string(mcp.MethodNotificationProgress), params))
+}
+
+func (e *callEvents) Log(m protov1.LogMessage) {
+	level := mcp.LoggingLevel(m.Level)
+	if !validLevel(level) {
+		level = mcp.LoggingLevelInfo
+	}
+	if e.session != nil && !level.ShouldSendTo(e.session.GetLogLevel()) {
+		return
+	}
+	data := m.Data
+	if !present(data) || !json.Valid(data) {
+		data = json.RawMessage("null")
+	}
+	params := map[string]any{"level": level, "data": data}
+	setIf(params, "logger", m.Logger)
+	e.send(notification(string(mcp.MethodNotificationMessage), params))
+}
+
+func (e *callEvents) send(n mcp.JSONRPCNotification) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed || e.stream == nil {
+		return
+	}
+	if err := e.stream.send(n); err != nil {
+		e.srv.log.Debug("call event not delivered", "tool", e.tool, "method", n.Method, "error", err)
+	}
+}
+
+func (e *callEvents) close() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.closed = true
+}

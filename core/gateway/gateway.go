@@ -1,0 +1,261 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/toolgate/toolgate/sdk/protov1"
+)
+
+// DefaultMaxRequestBytes is the largest JSON-RPC message accepted when
+// Options.MaxRequestBytes is zero.
+const DefaultMaxRequestBytes int64 = 4 << 20
+
+// Tool is one entry of tools/list and the handler that runs it.
+type Tool struct {
+	Name, Title, Description string
+	// InputSchema is a JSON Schema object; nil means {"type":"object"}.
+	InputSchema json.RawMessage
+	Annotations protov1.Annotations
+	// Handle runs the tool. events receives progress/log the handler reports; the
+	// gateway forwards progress as notifications/progress with the request's
+	// progressToken (only if the client sent one), in order, and none after the
+	// result. An error becomes an isError result whose text is the error.
+	Handle func(ctx context.Context, args json.RawMessage, events protov1.CallEvents) (*protov1.Result, error)
+}
+
+// Resource is a native MCP resource and the function that reads it.
+type Resource struct {
+	Def  protov1.Resource
+	Read func(ctx context.Context) ([]protov1.ResourceContents, error)
+}
+
+// Options configure a Server. Only Name, Version and Tools are required.
+type Options struct {
+	Name, Version string
+	// Tools is the complete tools/list, in the order clients see it.
+	Tools []Tool
+	// Resources are native MCP resources; clients may subscribe to them.
+	Resources []Resource
+	// UnknownTool builds the error text for tools/call of a name not in Tools.
+	UnknownTool func(name string) string
+	Logger      hclog.Logger
+	// MaxRequestBytes bounds one JSON-RPC message (DefaultMaxRequestBytes when 0).
+	MaxRequestBytes int64
+	// Tokens are the accepted HTTP bearer tokens; empty means no authentication.
+	Tokens []string
+	// AllowedOrigins and AllowedHosts extend the loopback names an HTTP request's
+	// Origin and Host may carry.
+	AllowedOrigins, AllowedHosts []string
+	// TLSCert and TLSKey are PEM files; set both to serve HTTPS.
+	TLSCert, TLSKey string
+}
+
+// OptionError is an Options value New cannot serve with.
+type OptionError struct {
+	Field   string
+	Problem string
+}
+
+func (e *OptionError) Error() string {
+	return fmt.Sprintf("gateway options: %s: %s", e.Field, e.Problem)
+}
+
+// Server serves one fixed set of tools and resources to any number of MCP
+// sessions over stdio and streamable HTTP.
+type Server struct {
+	opts      Options
+	log       hclog.Logger
+	mcp       *server.MCPServer
+	tools     map[string]bool
+	resources map[string]bool
+	maxBytes  int64
+
+	// sessions holds every live session by ID, for broadcasts and HTTP lookup.
+	sessions sync.Map
+
+	closeOnce sync.Once
+	closed    chan struct{}
+}
+
+// New checks opts and builds a Server; nothing is served until ServeHTTP,
+// ServeStdio or Handler is used.
+func New(opts Options) (*Server, error) {
+	s := &Server{
+		opts:      opts,
+		log:       opts.Logger,
+		tools:     make(map[string]bool, len(opts.Tools)),
+		resources: make(map[string]bool, len(opts.Resources)),
+		maxBytes:  opts.MaxRequestBytes,
+		closed:    make(chan struct{}),
+	}
+	if s.log == nil {
+		s.log = hclog.NewNullLogger()
+	}
+	if s.maxBytes == 0 {
+		s.maxBytes = DefaultMaxRequestBytes
+	}
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+
+	order := make(map[string]int, len(opts.Tools))
+	mcpOpts := []server.ServerOption{
+		server.WithToolCapabilities(false),
+		server.WithLogging(),
+		// mcp-go sorts tools by name; clients see them in the order given.
+		server.WithToolFilter(func(_ context.Context, tools []mcp.Tool) []mcp.Tool {
+			out := make([]mcp.Tool, len(tools))
+			copy(out, tools)
+			sortByOrder(out, order)
+			return out
+		}),
+	}
+	if len(opts.Resources) > 0 {
+		mcpOpts = append(mcpOpts, server.WithResourceCapabilities(true, false))
+	}
+	s.mcp = server.NewMCPServer(opts.Name, opts.Version, mcpOpts...)
+
+	entries := make([]server.ServerTool, 0, len(opts.Tools))
+	for i := range opts.Tools {
+		t := &opts.Tools[i]
+		def := toolDefinition(t)
+		if err := mcp.ValidateParamHeaderAnnotations(&def); err != nil {
+			return nil, &OptionError{Field: fmt.Sprintf("Tools[%d] (%s).InputSchema", i, t.Name), Problem: err.Error()}
+		}
+		order[t.Name] = i
+		s.tools[t.Name] = true
+		entries = append(entries, server.ServerTool{Tool: def, Handler: s.toolHandler(t)})
+	}
+	if len(entries) > 0 {
+		s.mcp.AddTools(entries...)
+	}
+	for i := range opts.Resources {
+		r := &opts.Resources[i]
+		s.resources[r.Def.URI] = true
+		s.mcp.AddResource(resourceDefinition(r.Def), s.resourceHandler(r))
+	}
+	return s, nil
+}
+
+func (s *Server) check() error {
+	if s.opts.Name == "" {
+		return &OptionError{Field: "Name", Problem: "is empty"}
+	}
+	if s.maxBytes < 0 {
+		return &OptionError{Field: "MaxRequestBytes", Problem: "is negative"}
+	}
+	seen := map[string]bool{}
+	for i, t := range s.opts.Tools {
+		field := fmt.Sprintf("Tools[%d]", i)
+		switch {
+		case t.Name == "":
+			return &OptionError{Field: field + ".Name", Problem: "is empty"}
+		case seen[t.Name]:
+			return &OptionError{Field: field + ".Name", Problem: fmt.Sprintf("%q is listed twice", t.Name)}
+		case t.Handle == nil:
+			return &OptionError{Field: field + ".Handle", Problem: fmt.Sprintf("tool %q has no handler", t.Name)}
+		case t.InputSchema != nil && !isJSONObject(t.InputSchema):
+			return &OptionError{Field: field + ".InputSchema", Problem: fmt.Sprintf("tool %q: not a JSON object", t.Name)}
+		}
+		seen[t.Name] = true
+	}
+	uris := map[string]bool{}
+	for i, r := range s.opts.Resources {
+		field := fmt.Sprintf("Resources[%d]", i)
+		switch {
+		case r.Def.URI == "":
+			return &OptionError{Field: field + ".Def.URI", Problem: "is empty"}
+		case uris[r.Def.URI]:
+			return &OptionError{Field: field + ".Def.URI", Problem: fmt.Sprintf("%q is listed twice", r.Def.URI)}
+		case r.Read == nil:
+			return &OptionError{Field: field + ".Read", Problem: fmt.Sprintf("resource %q has no reader", r.Def.URI)}
+		}
+		uris[r.Def.URI] = true
+	}
+	for i, tok := range s.opts.Tokens {
+		if tok == "" {
+			return &OptionError{Field: fmt.Sprintf("Tokens[%d]", i), Problem: "is empty: an empty token would accept any request"}
+		}
+	}
+	if (s.opts.TLSCert == "") != (s.opts.TLSKey == "") {
+		return &OptionError{Field: "TLSCert/TLSKey", Problem: "set both or neither"}
+	}
+	return nil
+}
+
+// NotifyLog sends notifications/message to every initialized session whose
+// log level admits level (debug … emergency). data is marshalled as JSON.
+func (s *Server) NotifyLog(level string, data any) {
+	lvl := mcp.LoggingLevel(level)
+	if !validLevel(lvl) {
+		s.log.Warn("log notification dropped: unknown level", "level", level)
+		return
+	}
+	raw, err := json.Marshal(data)
+	if err != nil {
+		s.log.Warn("log notification dropped: data is not JSON", "error", err)
+		return
+	}
+	n := notification(string(mcp.MethodNotificationMessage), map[string]any{
+		"level":  lvl,
+		"logger": s.opts.Name,
+		"data":   json.RawMessage(raw),
+	})
+	s.eachSession(func(se *session) {
+		if se.Initialized() && lvl.ShouldSendTo(se.GetLogLevel()) {
+			se.push(n)
+		}
+	})
+}
+
+// ResourceUpdated sends notifications/resources/updated to the sessions
+// subscribed to uri.
+func (s *Server) ResourceUpdated(uri string) {
+	n := notification(mcp.MethodNotificationResourceUpdated, map[string]any{"uri": uri})
+	s.eachSession(func(se *session) {
+		if se.IsSubscribedToResource(uri) {
+			se.push(n)
+		}
+	})
+}
+
+// Close ends every session: open HTTP event streams finish and further
+// requests of those sessions get 404. ServeHTTP calls it on shutdown; an
+// embedder of Handler calls it before closing its own http.Server.
+func (s *Server) Close() {
+	s.closeOnce.Do(func() { close(s.closed) })
+	s.eachSession(func(se *session) { s.dropSession(se) })
+}
+
+func (s *Server) eachSession(fn func(*session)) {
+	s.sessions.Range(func(_, v any) bool {
+		fn(v.(*session))
+		return true
+	})
+}
+
+func notification(method string, params map[string]any) mcp.JSONRPCNotification {
+	return mcp.JSONRPCNotification{
+		JSONRPC: mcp.JSONRPC_VERSION,
+		Notification: mcp.Notification{
+			Method: method,
+			Params: mcp.NotificationParams{AdditionalFields: params},
+		},
+	}
+}
+
+func validLevel(l mcp.LoggingLevel) bool {
+	return l.ShouldSendTo(mcp.LoggingLevelDebug)
+}
+
+func isJSONObject(raw json.RawMessage) bool {
+	var obj map[string]json.RawMessage
+	return json.Unmarshal(raw, &obj) == nil && obj != nil
+}

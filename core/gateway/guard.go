@@ -1,0 +1,120 @@
+package gateway
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// loopbackNames are the host names a request to a local gateway carries. A
+// browser page on another site that rebinds its DNS name to 127.0.0.1 still
+// sends its own name in Host and Origin, which is what these checks catch.
+var loopbackNames = map[string]bool{"localhost": true, "127.0.0.1": true, "::1": true}
+
+// guard applies the HTTP access rules before any MCP handling: Host and Origin
+// against DNS rebinding (403), the bearer token (401), the body limit (413).
+func (s *Server) guard(next http.Handler) http.Handler {
+	hashes := make([][sha256.Size]byte, len(s.opts.Tokens))
+	for i, tok := range s.opts.Tokens {
+		hashes[i] = sha256.Sum256([]byte(tok))
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !s.hostAllowed(r.Host) {
+			s.log.Warn("HTTP request refused: Host not allowed", "host", r.Host, "remote", r.RemoteAddr)
+			http.Error(w, fmt.Sprintf("forbidden: Host %q is not allowed; add it to the allowed hosts to serve it", r.Host), http.StatusForbidden)
+			return
+		}
+		if origin := r.Header.Get("Origin"); origin != "" && !s.originAllowed(origin) {
+			s.log.Warn("HTTP request refused: Origin not allowed", "origin", origin, "remote", r.RemoteAddr)
+			http.Error(w, fmt.Sprintf("forbidden: Origin %q is not allowed; add it to the allowed origins to serve it", origin), http.StatusForbidden)
+			return
+		}
+		if len(hashes) > 0 {
+			if problem := authorize(r, hashes); problem != "" {
+				challenge := `Bearer realm="toolgate"`
+				if problem == "invalid_token" {
+					challenge += `, error="invalid_token"`
+				}
+				w.Header().Set("WWW-Authenticate", challenge)
+				http.Error(w, "unauthorized: a valid bearer token is required", http.StatusUnauthorized)
+				return
+			}
+		}
+		if r.ContentLength > s.maxBytes {
+			s.writeTooLarge(w)
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, s.maxBytes)
+		next.ServeHTTP(w, r)
+	})
+}
+
+// authorize returns "" for a request carrying one of the tokens, otherwise the
+// RFC 6750 error: "missing" (no credentials) or "invalid_token". Every token is
+// compared, in constant time, so timing tells nothing about which was close.
+func authorize(r *http.Request, hashes [][sha256.Size]byte) string {
+	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "missing"
+	}
+	got := sha256.Sum256([]byte(strings.TrimSpace(token)))
+	match := 0
+	for i := range hashes {
+		match |= subtle.ConstantTimeCompare(got[:], hashes[i][:])
+	}
+	if match == 1 {
+		return ""
+	}
+	return "invalid_token"
+}
+
+func (s *Server) hostAllowed(host string) bool {
+	name := hostname(host)
+	if loopbackNames[name] {
+		return true
+	}
+	for _, h := range s.opts.AllowedHosts {
+		// An entry with a port allows only that port; without, any port.
+		if hasPort(h) && strings.EqualFold(h, host) || !hasPort(h) && hostname(h) == name {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Server) originAllowed(origin string) bool {
+	u, err := url.Parse(origin)
+	if err == nil && (u.Scheme == "http" || u.Scheme == "https") && loopbackNames[strings.ToLower(u.Hostname())] {
+		return true
+	}
+	want := strings.TrimSuffix(strings.ToLower(origin), "/")
+	for _, o := range s.opts.AllowedOrigins {
+		if strings.TrimSuffix(strings.ToLower(o), "/") == want {
+			return true
+		}
+	}
+	return false
+}
+
+// hostname strips the port and IPv6 brackets from a Host value and lowercases it.
+func hostname(host string) string {
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	return strings.ToLower(strings.TrimSuffix(strings.TrimPrefix(host, "["), "]"))
+}
+
+func hasPort(host string) bool {
+	_, _, err := net.SplitHostPort(host)
+	return err == nil
+}
+
+func (s *Server) writeTooLarge(w http.ResponseWriter) {
+	s.log.Warn("HTTP request refused: body too large", "limit", s.maxBytes)
+	writeJSON(w, http.StatusRequestEntityTooLarge, errorResponse(nil, codeInvalidRequest,
+		fmt.Sprintf("request body exceeds the limit of %d bytes (MaxRequestBytes)", s.maxBytes)))
+}

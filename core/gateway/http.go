@@ -1,0 +1,305 @@
+package gateway
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// MCP streamable HTTP (protocol versions 2024-11-05 through 2025-11-25).
+const (
+	headerSessionID = "Mcp-Session-Id"
+	headerProtocol  = "MCP-Protocol-Version"
+	endpointPath    = "/mcp"
+
+	// sessionIdleLimit drops a session nobody has used or listened to for this
+	// long; clients that vanish without DELETE would otherwise accumulate.
+	sessionIdleLimit = 30 * time.Minute
+	// keepAliveInterval writes an SSE comment on an idle listening stream so
+	// proxies and clients do not time it out.
+	keepAliveInterval = 25 * time.Second
+)
+
+// Handler serves streamable HTTP at /mcp behind the access checks (Host,
+// Origin, bearer token, request size). Call Close when done with it.
+func (s *Server) Handler() http.Handler {
+	_, h := s.front(nil)
+	return h
+}
+
+// front builds the HTTP front; closing stop ends its listening streams, so a
+// graceful shutdown does not wait for them.
+func (s *Server) front(stop <-chan struct{}) (*httpTransport, http.Handler) {
+	t := &httpTransport{srv: s, stop: stop}
+	mux := http.NewServeMux()
+	mux.Handle(endpointPath, t)
+	return t, s.guard(mux)
+}
+
+type httpTransport struct {
+	srv  *Server
+	stop <-chan struct{}
+	// owned are the sessions this front created, ended with it.
+	owned sync.Map
+}
+
+func (t *httpTransport) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch r.Method {
+	case http.MethodPost:
+		t.post(w, r)
+	case http.MethodGet:
+		t.get(w, r)
+	case http.MethodDelete:
+		t.delete(w, r)
+	default:
+		w.Header().Set("Allow", "GET, POST, DELETE")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+	}
+}
+
+func (t *httpTransport) post(w http.ResponseWriter, r *http.Request) {
+	s := t.srv
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		http.Error(w, "Content-Type must be application/json", http.StatusUnsupportedMediaType)
+		return
+	}
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			s.writeTooLarge(w)
+			return
+		}
+		writeJSON(w, http.StatusBadRequest, errorResponse(nil, codeParseError, fmt.Sprintf("read request body: %v", err)))
+		return
+	}
+	env, err := parseEnvelope(body)
+	if err != nil {
+		writeJSON(w, http.StatusBadRequest, parseErrorResponse(err))
+		return
+	}
+
+	if env.isRequest() && env.Method == string(mcp.MethodInitialize) {
+		t.initialize(w, r, body, env)
+		return
+	}
+	se, ok := t.session(w, r, env)
+	if !ok {
+		return
+	}
+	if !env.isRequest() {
+		s.dispatch(r.Context(), se, body, env, nil)
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	ps := &postStream{w: w, rc: http.NewResponseController(w)}
+	rs := &requestState{ctx: r.Context(), stream: ps, progressToken: env.callParams().Meta.ProgressToken}
+	resp := s.dispatch(r.Context(), se, body, env, rs)
+	ps.finish(resp, rs.cancelled.Load())
+}
+
+func (t *httpTransport) initialize(w http.ResponseWriter, r *http.Request, body []byte, env *envelope) {
+	s := t.srv
+	t.dropIdle()
+	se, err := s.newSession(r.Context())
+	if err != nil {
+		writeJSON(w, http.StatusServiceUnavailable, errorResponse(env.ID, codeInternalError, err.Error()))
+		return
+	}
+	t.owned.Store(se.id, se)
+	resp := s.dispatch(r.Context(), se, body, env, &requestState{ctx: r.Context()})
+	if _, failed := resp.(mcp.JSONRPCError); failed {
+		t.drop(se)
+	} else {
+		w.Header().Set(headerSessionID, se.id)
+	}
+	writeJSON(w, http.StatusOK, resp)
+}
+
+// session finds the session a request names, answering the request itself
+// when it cannot.
+func (t *httpTransport) session(w http.ResponseWriter, r *http.Request, env *envelope) (*session, bool) {
+	var id json.RawMessage
+	if env != nil {
+		id = env.ID
+	}
+	sid := r.Header.Get(headerSessionID)
+	if sid == "" {
+		writeJSON(w, http.StatusBadRequest, errorResponse(id, codeInvalidRequest,
+			"missing "+headerSessionID+" header: send initialize first"))
+		return nil, false
+	}
+	se, ok := t.srv.lookupSession(sid)
+	if !ok {
+		writeJSON(w, http.StatusNotFound, errorResponse(id, codeInvalidRequest,
+			"session not found: it ended or never existed; initialize a new one"))
+		return nil, false
+	}
+	if v := r.Header.Get(headerProtocol); v != "" && !slices.Contains(mcp.LegacyProtocolVersions(), v) {
+		writeJSON(w, http.StatusBadRequest, errorResponse(id, codeInvalidRequest,
+			fmt.Sprintf("unsupported %s %q (supported: %v)", headerProtocol, v, mcp.LegacyProtocolVersions())))
+		return nil, false
+	}
+	se.touch()
+	return se, true
+}
+
+// get is the listening stream: session-wide notifications (log broadcasts,
+// resource updates). A newer stream of the same session replaces an older one.
+func (t *httpTransport) get(w http.ResponseWriter, r *http.Request) {
+	se, ok := t.session(w, r, nil)
+	if !ok {
+		return
+	}
+	replaced, release := se.listen()
+	defer release()
+
+	rc := http.NewResponseController(w)
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	if rc.Flush() != nil {
+		return
+	}
+	tick := time.NewTicker(keepAliveInterval)
+	defer tick.Stop()
+	for {
+		var err error
+		select {
+		case n := <-se.notes:
+			err = writeEvent(w, n)
+		case <-tick.C:
+			_, err = io.WriteString(w, ": keep-alive\n\n")
+		case <-r.Context().Done():
+			return
+		case <-se.done:
+			return
+		case <-replaced:
+			return
+		case <-t.stop:
+			return
+		}
+		if err == nil {
+			err = rc.Flush()
+		}
+		if err != nil {
+			t.srv.log.Debug("listening stream ended", "session", se.id, "error", err)
+			return
+		}
+		se.touch()
+	}
+}
+
+func (t *httpTransport) delete(w http.ResponseWriter, r *http.Request) {
+	se, ok := t.session(w, r, nil)
+	if !ok {
+		return
+	}
+	t.drop(se)
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (t *httpTransport) drop(se *session) {
+	t.owned.Delete(se.id)
+	t.srv.dropSession(se)
+}
+
+// dropAll ends every session this front created.
+func (t *httpTransport) dropAll() {
+	t.owned.Range(func(_, v any) bool {
+		t.drop(v.(*session))
+		return true
+	})
+}
+
+// dropIdle ends sessions idle past sessionIdleLimit with nobody listening.
+// It runs on initialize, so the table is pruned as new clients arrive.
+func (t *httpTransport) dropIdle() {
+	cutoff := time.Now().Add(-sessionIdleLimit)
+	t.owned.Range(func(_, v any) bool {
+		se := v.(*session)
+		if !se.listening() && se.idleSince().Before(cutoff) {
+			t.srv.log.Debug("dropping idle session", "session", se.id)
+			t.drop(se)
+		}
+		return true
+	})
+}
+
+// postStream answers one POST: plain JSON, or an event stream as soon as the
+// request sends something before its response.
+type postStream struct {
+	mu   sync.Mutex
+	w    http.ResponseWriter
+	rc   *http.ResponseController
+	sse  bool
+	done bool
+}
+
+var errStreamDone = errors.New("request already answered")
+
+func (p *postStream) send(msg any) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.done {
+		return errStreamDone
+	}
+	if !p.sse {
+		p.w.Header().Set("Content-Type", "text/event-stream")
+		p.w.Header().Set("Cache-Control", "no-cache")
+		p.w.WriteHeader(http.StatusOK)
+		p.sse = true
+	}
+	if err := writeEvent(p.w, msg); err != nil {
+		return err
+	}
+	return p.rc.Flush()
+}
+
+// finish writes the response. A cancelled call gets none, as MCP asks: the
+// stream just ends, or the POST is acknowledged with 202.
+func (p *postStream) finish(resp any, cancelled bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.done = true
+	switch {
+	case resp == nil || cancelled:
+		if !p.sse {
+			p.w.WriteHeader(http.StatusAccepted)
+		}
+	case p.sse:
+		if writeEvent(p.w, resp) == nil {
+			_ = p.rc.Flush()
+		}
+	default:
+		writeJSON(p.w, http.StatusOK, resp)
+	}
+}
+
+func writeEvent(w io.Writer, msg any) error {
+	b, err := json.Marshal(msg)
+	if err != nil {
+		return fmt.Errorf("encode event: %w", err)
+	}
+	_, err = fmt.Fprintf(w, "event: message\ndata: %s\n\n", b)
+	return err
+}
+
+func writeJSON(w http.ResponseWriter, status int, msg any) {
+	b, err := json.Marshal(msg)
+	if err != nil {
+		http.Error(w, fmt.Sprintf("encode response: %v", err), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(b, '\n'))
+}

@@ -1,0 +1,96 @@
+package gateway
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+)
+
+// shutdownGrace is how long calls in flight may finish after ctx ends before
+// their contexts are cancelled and connections closed.
+const shutdownGrace = 10 * time.Second
+
+// ServeHTTP serves streamable HTTP at /mcp on addr (HTTPS when TLSCert and
+// TLSKey are set). ready, if not nil, is called with the bound address once
+// connections are accepted. It returns nil when ctx ends, after a graceful
+// shutdown: listening streams end, calls in flight get shutdownGrace to finish.
+func (s *Server) ServeHTTP(ctx context.Context, addr string, ready func(net.Addr)) error {
+	var tlsConfig *tls.Config
+	if s.opts.TLSCert != "" {
+		cert, err := tls.LoadX509KeyPair(s.opts.TLSCert, s.opts.TLSKey)
+		if err != nil {
+			return fmt.Errorf("load TLS certificate %s: %w", s.opts.TLSCert, err)
+		}
+		tlsConfig = &tls.Config{MinVersion: tls.VersionTLS12, Certificates: []tls.Certificate{cert}}
+	}
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", addr, err)
+	}
+	if !isLoopback(ln.Addr()) && len(s.opts.Tokens) == 0 {
+		s.log.Warn("SECURITY WARNING: serving MCP on a non-loopback address without a bearer token: "+
+			"anyone who can reach this address can run every tool; set a token or bind 127.0.0.1",
+			"addr", ln.Addr().String())
+	}
+	scheme := "http"
+	if tlsConfig != nil {
+		ln = tls.NewListener(ln, tlsConfig)
+		scheme = "https"
+	}
+
+	// Handlers keep running through the grace period after ctx ends, so they
+	// get a context of their own, cancelled only when the grace is over.
+	base, cancelBase := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelBase()
+	stop := make(chan struct{})
+	t, handler := s.front(stop)
+	srv := &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		BaseContext:       func(net.Listener) context.Context { return base },
+		ErrorLog:          s.log.StandardLogger(&hclog.StandardLoggerOptions{InferLevels: true}),
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	s.log.Info("serving MCP over HTTP", "url", fmt.Sprintf("%s://%s%s", scheme, ln.Addr(), endpointPath))
+	if ready != nil {
+		ready(ln.Addr())
+	}
+
+	select {
+	case err := <-served:
+		t.dropAll()
+		return fmt.Errorf("serve HTTP on %s: %w", addr, err)
+	case <-ctx.Done():
+	}
+
+	close(stop)
+	grace, cancelGrace := context.WithTimeout(base, shutdownGrace)
+	defer cancelGrace()
+	err = srv.Shutdown(grace)
+	t.dropAll()
+	if err != nil {
+		s.log.Warn("calls still running after the shutdown grace period; cancelling them", "grace", shutdownGrace)
+		cancelBase()
+		err = srv.Close()
+	}
+	if serveErr := <-served; !errors.Is(serveErr, http.ErrServerClosed) {
+		return fmt.Errorf("serve HTTP on %s: %w", addr, serveErr)
+	}
+	if err != nil {
+		return fmt.Errorf("shut down HTTP on %s: %w", addr, err)
+	}
+	return nil
+}
+
+func isLoopback(addr net.Addr) bool {
+	tcp, ok := addr.(*net.TCPAddr)
+	return ok && tcp.IP.IsLoopback()
+}
