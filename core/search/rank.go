@@ -19,6 +19,8 @@ const (
 	rrfK        = 10
 	bm25Weight  = 1.0
 	fuzzyWeight = 0.5
+	// fusionDepth is how many places of each list count in the fusion.
+	fusionDepth = 100
 )
 
 // scratch is per-query working memory indexed by global doc number; pooled
@@ -62,10 +64,12 @@ type candidate struct {
 // rank scores the tools against the query words and returns a page of the
 // fused ranking.
 //
-// Only the head of each ranker's list takes part in the fusion: with
-// head = 2*(offset+limit)+rrfK, a tool outside both heads scores below the
-// page's last place (the BM25 list alone puts offset+limit tools above it),
-// so the page is exact while the sorting stays proportional to the page.
+// Ranks deeper than fusionDepth count as fusionDepth+1, so only the first
+// fusionDepth places of each list decide a tool's fused score. That lets a
+// page near the top be computed from the two lists' heads alone, with the
+// same order as the full ranking: the first P tools by BM25 score at least
+// bm25Weight/(rrfK+P), more than any tool outside both heads can reach
+// while 2P+rrfK <= fusionDepth. Deeper pages rank everything.
 func (sn *snapshot) rank(groups []termGroup, patterns []string, f *filter, offset, limit int) Result {
 	sc := getScratch(sn.n)
 	defer sc.release()
@@ -85,8 +89,8 @@ func (sn *snapshot) rank(groups []termGroup, patterns []string, f *filter, offse
 		return res
 	}
 	head := res.Total
-	if limit > 0 {
-		head = min(head, 2*(offset+limit)+rrfK)
+	if limit > 0 && 2*(offset+limit)+rrfK <= fusionDepth {
+		head = min(head, fusionDepth)
 	}
 	bmCut := sc.threshold(sc.touched, sc.acc, head)
 	fzCut := sc.threshold(sc.fzTouched, sc.fz, head)
@@ -107,14 +111,9 @@ func (sn *snapshot) rank(groups []termGroup, patterns []string, f *filter, offse
 		}
 	}
 	fuse(cands, bmCut, fzCut)
-	// Tools beyond both heads follow in BM25 order; only a page that
-	// reaches past the heads needs them.
-	if limit <= 0 || offset+limit > len(cands) {
-		cands = append(cands, sn.tail(sc, bmCut, fzCut)...)
-	}
 
 	top := cands[0].fused
-	page := cands[min(offset, len(cands)):]
+	page := cands[offset:]
 	if limit > 0 && len(page) > limit {
 		page = page[:limit]
 	}
@@ -194,31 +193,6 @@ func nthLargest(v []float64, n int) float64 {
 		}
 	}
 	return v[k]
-}
-
-// tail returns the matching tools outside both heads, in BM25 then fuzzy
-// order, scored as if placed right after the heads.
-func (sn *snapshot) tail(sc *scratch, bmCut, fzCut float64) []candidate {
-	var rest []candidate
-	for _, g := range sc.touched {
-		if sc.acc[g] < bmCut && sc.fz[g] < fzCut {
-			si := sn.segOf(int(g))
-			rest = append(rest, candidate{doc: sn.segs[si].docs[int(g)-sn.base[si]], bm: sc.acc[g], fz: sc.fz[g]})
-		}
-	}
-	for _, g := range sc.fzTouched {
-		if sc.acc[g] == 0 && sc.fz[g] < fzCut {
-			si := sn.segOf(int(g))
-			rest = append(rest, candidate{doc: sn.segs[si].docs[int(g)-sn.base[si]], fz: sc.fz[g]})
-		}
-	}
-	slices.SortFunc(rest, func(a, b candidate) int {
-		return cmpDesc(a.bm, b.bm, cmpDesc(a.fz, b.fz, strings.Compare(a.doc.ID, b.doc.ID)))
-	})
-	for i := range rest {
-		rest[i].fused = bm25Weight / float64(rrfK+sn.n+i)
-	}
-	return rest
 }
 
 // cmpDesc orders a before b when a is larger, else falls back to then.
@@ -360,10 +334,9 @@ func (sn *snapshot) segOf(g int) int {
 }
 
 // fuse orders cands by reciprocal rank fusion of their BM25F and fuzzy
-// ranks. Equal scores share a rank (1, 2, 2, 4, ...) and equal fused scores
-// order by ID, so the order never depends on map or segment order. A tool in
-// one list's head but below the other's cut gets the rank right after that
-// list's head.
+// ranks. Equal scores share a rank (1, 2, 2, 4, ...); equal fused scores
+// order by BM25F, then fuzzy score, then ID, so the order never depends on
+// map or segment order. Tools below a list's cut rank after its head.
 func fuse(cands []candidate, bmCut, fzCut float64) {
 	bmRank := make([]int, len(cands))
 	fzRank := make([]int, len(cands))
@@ -371,22 +344,21 @@ func fuse(cands []candidate, bmCut, fzCut float64) {
 	ranks(cands, fzRank, fzCut, func(c *candidate) float64 { return c.fz })
 	for i := range cands {
 		c := &cands[i]
-		c.fused = 0
 		if bmRank[i] > 0 {
-			c.fused += bm25Weight / float64(rrfK+bmRank[i])
+			c.fused += bm25Weight / float64(rrfK+min(bmRank[i], fusionDepth+1))
 		}
 		if fzRank[i] > 0 {
-			c.fused += fuzzyWeight / float64(rrfK+fzRank[i])
+			c.fused += fuzzyWeight / float64(rrfK+min(fzRank[i], fusionDepth+1))
 		}
 	}
 	slices.SortFunc(cands, func(a, b candidate) int {
-		return cmpDesc(a.fused, b.fused, strings.Compare(a.doc.ID, b.doc.ID))
+		return cmpDesc(a.fused, b.fused, cmpDesc(a.bm, b.bm, cmpDesc(a.fz, b.fz, strings.Compare(a.doc.ID, b.doc.ID))))
 	})
 }
 
 // ranks sets rank[i] to cands[i]'s competition rank by score among the
-// candidates at or above cut; those below it but positive share the next
-// rank, the others get 0.
+// candidates at or above cut, and to fusionDepth+1 for those below it with a
+// positive score (the cut is only ever placed at fusionDepth).
 func ranks(cands []candidate, rank []int, cut float64, score func(*candidate) float64) {
 	order := make([]int, len(cands))
 	for i := range order {
@@ -395,21 +367,19 @@ func ranks(cands []candidate, rank []int, cut float64, score func(*candidate) fl
 	slices.SortFunc(order, func(a, b int) int {
 		return cmpDesc(score(&cands[a]), score(&cands[b]), 0)
 	})
-	r, inHead := 0, 0
+	r := 0
 	for pos, i := range order {
 		s := score(&cands[i])
-		if s < cut {
-			break
-		}
-		if pos == 0 || s != score(&cands[order[pos-1]]) {
-			r = pos + 1
-		}
-		rank[i] = r
-		inHead++
-	}
-	for _, i := range order[inHead:] {
-		if score(&cands[i]) > 0 {
-			rank[i] = inHead + 1
+		switch {
+		case s <= 0:
+			return
+		case s < cut:
+			rank[i] = fusionDepth + 1
+		default:
+			if pos == 0 || s != score(&cands[order[pos-1]]) {
+				r = pos + 1
+			}
+			rank[i] = r
 		}
 	}
 }
