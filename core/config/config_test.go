@@ -230,3 +230,28 @@ func TestDefaultRelativePaths(t *testing.T) {
 		t.Errorf("DeclRange = %s", got)
 	}
 }
+
+// TestDesignExample keeps the config shown in the design document loadable.
+func TestDesignExample(t *testing.T) {
+	c, err := Load("testdata/design-example.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"everything": `{"args":["-y","@modelcontextprotocol/server-everything"],"command":"npx"}`,
+		"prom":       `{"url":"http://127.0.0.1:9090"}`,
+		"k8s":        `{"kubeconfig":"~/.kube/config","read_only":true}`,
+		"hello":      `{}`,
+	}
+	if len(c.Plugins) != len(want) {
+		t.Fatalf("%d plugins, want %d", len(c.Plugins), len(want))
+	}
+	for _, p := range c.Plugins {
+		if got := string(p.Config); got != want[p.Name] {
+			t.Errorf("%s config = %s, want %s", p.Name, got, want[p.Name])
+		}
+	}
+	if got := pos(c.Plugins[1].FieldRange("url")); got != "testdata/design-example.hcl:18:18" {
+		t.Errorf(`prom FieldRange("url") = %s`, got)
+	}
+}
