@@ -1,0 +1,117 @@
+package mcpstdio
+
+import (
+	"sync"
+
+	"github.com/toolgate/toolgate/sdk/protov1"
+)
+
+// queue hands items from the goroutine that reads the server's stdout to a
+// consumer, in order and without ever blocking the reader: a slow gRPC stream
+// must not hold up every other call's responses.
+type queue[T any] struct {
+	mu    sync.Mutex
+	items []T
+	wake  chan struct{} // holds a token while items may be waiting
+}
+
+func newQueue[T any]() *queue[T] {
+	return &queue[T]{wake: make(chan struct{}, 1)}
+}
+
+func (q *queue[T]) push(item T) {
+	q.mu.Lock()
+	q.items = append(q.items, item)
+	q.mu.Unlock()
+	select {
+	case q.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (q *queue[T]) take() []T {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	items := q.items
+	q.items = nil
+	return items
+}
+
+// callRoute is a running tool call as the notification reader sees it: where
+// its progress and log events go.
+type callRoute struct {
+	token  string // progress token sent with the call; empty when none was asked for
+	events protov1.CallEvents
+	q      *queue[func(protov1.CallEvents)]
+	stop   chan struct{}
+	done   chan struct{}
+	drain  bool // set before stop is closed
+}
+
+func startRoute(token string, events protov1.CallEvents) *callRoute {
+	r := &callRoute{token: token, events: events, q: newQueue[func(protov1.CallEvents)](),
+		stop: make(chan struct{}), done: make(chan struct{})}
+	go r.run()
+	return r
+}
+
+func (r *callRoute) run() {
+	defer close(r.done)
+	for {
+		select {
+		case <-r.q.wake:
+			r.deliver()
+		case <-r.stop:
+			if r.drain {
+				r.deliver()
+			}
+			return
+		}
+	}
+}
+
+func (r *callRoute) deliver() {
+	for _, f := range r.q.take() {
+		f(r.events)
+	}
+}
+
+// finish ends the route's goroutine. With drain, every event queued so far
+// is delivered first: the server sent them before its result, so the caller
+// sees them before the result too. A cancelled call drops them instead.
+func (r *callRoute) finish(drain bool) {
+	r.drain = drain
+	close(r.stop)
+	<-r.done
+}
+
+// watchers are the Watch streams open on the plugin; each gets every event.
+type watchers struct {
+	mu   sync.Mutex
+	subs map[*queue[protov1.Event]]struct{}
+}
+
+func (w *watchers) add() *queue[protov1.Event] {
+	q := newQueue[protov1.Event]()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.subs == nil {
+		w.subs = map[*queue[protov1.Event]]struct{}{}
+	}
+	w.subs[q] = struct{}{}
+	return q
+}
+
+func (w *watchers) remove(q *queue[protov1.Event]) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	delete(w.subs, q)
+}
+
+func (w *watchers) broadcast(e protov1.Event) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for q := range w.subs {
+		q.push(e)
+	}
+}

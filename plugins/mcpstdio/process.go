@@ -1,0 +1,220 @@
+package mcpstdio
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+)
+
+const (
+	// stderrTailLines is how many of the server's last stderr lines an exit
+	// error carries: enough for a stack trace's head or a usage message.
+	stderrTailLines = 20
+	// stderrGrace bounds the wait for stderr to end after the server exited;
+	// a grandchild may hold the pipe open forever.
+	stderrGrace = 2 * time.Second
+	// logLineMax keeps one runaway line from flooding the log.
+	logLineMax = 4096
+)
+
+// ExitError says how the MCP server process ended and what it said last.
+type ExitError struct {
+	Status string   // "exit status 1", "signal: killed"
+	Stderr []string // its last stderr lines, oldest first
+}
+
+func (e *ExitError) Error() string {
+	msg := "mcp server exited: " + e.Status
+	if len(e.Stderr) > 0 {
+		msg += "; last stderr lines:\n" + strings.Join(e.Stderr, "\n")
+	}
+	return msg
+}
+
+// process is one running MCP server: its pipes, its stderr, and its end.
+type process struct {
+	cmd    *exec.Cmd
+	stdin  *os.File // our end of its stdin
+	stdout *os.File // our end of its stdout
+	log    hclog.Logger
+
+	tailMu sync.Mutex
+	tail   []string
+
+	stderrDone chan struct{}
+	exited     chan struct{} // closed once the process is reaped
+	exitErr    *ExitError    // set before exited is closed
+}
+
+// startProcess starts the server with pipes for its stdio. It stays in the
+// plugin's process group, so the host's group kill ends it too, and gets
+// SIGKILL should the plugin die first.
+func startProcess(c *config, log hclog.Logger) (*process, error) {
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("stdin pipe: %w", err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		closeAll(inR, inW)
+		return nil, fmt.Errorf("stdout pipe: %w", err)
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		closeAll(inR, inW, outR, outW)
+		return nil, fmt.Errorf("stderr pipe: %w", err)
+	}
+	cmd := exec.Command(c.path, c.args...)
+	cmd.Env = c.env
+	cmd.Dir = c.dir
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	err = cmd.Start()
+	// The child has its own copies now; ours would keep the pipes open.
+	closeAll(inR, outW, errW)
+	if err != nil {
+		closeAll(inW, outR, errR)
+		return nil, fmt.Errorf("start %s: %w", c.command, err)
+	}
+	p := &process{
+		cmd: cmd, stdin: inW, stdout: outR, log: log,
+		stderrDone: make(chan struct{}),
+		exited:     make(chan struct{}),
+	}
+	go p.drainStderr(errR)
+	go p.wait()
+	return p, nil
+}
+
+func closeAll(files ...*os.File) {
+	for _, f := range files {
+		_ = f.Close()
+	}
+}
+
+// drainStderr logs the server's stderr line by line and keeps the last lines.
+// It never stops reading while the pipe is open: a server blocked on a full
+// stderr pipe stops answering.
+func (p *process) drainStderr(r *os.File) {
+	defer close(p.stderrDone)
+	defer r.Close()
+	br := bufio.NewReader(r)
+	for {
+		line, err := br.ReadString('\n')
+		if line = strings.TrimRight(line, "\r\n"); line != "" {
+			p.log.Info("mcp server stderr", "line", clip(line))
+			p.tailMu.Lock()
+			p.tail = append(p.tail, clip(line))
+			if len(p.tail) > stderrTailLines {
+				p.tail = p.tail[len(p.tail)-stderrTailLines:]
+			}
+			p.tailMu.Unlock()
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// wait reaps the process and records how it ended, with its stderr complete
+// when the pipe closes in time.
+func (p *process) wait() {
+	err := p.cmd.Wait()
+	select {
+	case <-p.stderrDone:
+	case <-time.After(stderrGrace):
+	}
+	status := "exit status 0"
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		status = ee.ProcessState.String()
+	} else if err != nil {
+		status = err.Error()
+	}
+	p.tailMu.Lock()
+	p.exitErr = &ExitError{Status: status, Stderr: append([]string(nil), p.tail...)}
+	p.tailMu.Unlock()
+	close(p.exited)
+}
+
+// exitError returns how the process ended; only valid once exited is closed.
+func (p *process) exitError() *ExitError { return p.exitErr }
+
+// stderrTail returns the last stderr lines seen so far.
+func (p *process) stderrTail() []string {
+	p.tailMu.Lock()
+	defer p.tailMu.Unlock()
+	return append([]string(nil), p.tail...)
+}
+
+// stop ends the process: EOF on its stdin first, which is how MCP asks a
+// stdio server to quit, then SIGTERM, then SIGKILL. It returns once the
+// process is reaped and our pipe ends are closed.
+func (p *process) stop(grace time.Duration) {
+	_ = p.stdin.Close()
+	for _, sig := range []syscall.Signal{0, syscall.SIGTERM, syscall.SIGKILL} {
+		if sig != 0 {
+			_ = p.cmd.Process.Signal(sig)
+		}
+		select {
+		case <-p.exited:
+			_ = p.stdout.Close()
+			return
+		case <-time.After(grace):
+		}
+	}
+	<-p.exited
+	_ = p.stdout.Close()
+}
+
+// jsonLines passes on only the lines of r that are JSON. Servers and the
+// tools they wrap sometimes print banners or debug output on stdout; such a
+// line is logged and skipped instead of being fed to the JSON-RPC reader.
+type jsonLines struct {
+	r       *bufio.Reader
+	log     hclog.Logger
+	pending []byte
+	err     error // from r, returned once pending is drained
+}
+
+func newJSONLines(r io.Reader, log hclog.Logger) *jsonLines {
+	return &jsonLines{r: bufio.NewReader(r), log: log}
+}
+
+func (j *jsonLines) Read(p []byte) (int, error) {
+	for len(j.pending) == 0 {
+		if j.err != nil {
+			return 0, j.err
+		}
+		line, err := j.r.ReadBytes('\n')
+		if trimmed := bytes.TrimSpace(line); len(trimmed) > 0 {
+			if json.Valid(trimmed) {
+				j.pending = append(trimmed, '\n')
+			} else {
+				j.log.Warn("mcp server wrote a non-JSON line to stdout; skipped", "line", clip(string(trimmed)))
+			}
+		}
+		j.err = err
+	}
+	n := copy(p, j.pending)
+	j.pending = j.pending[n:]
+	return n, nil
+}
+
+func clip(s string) string {
+	if len(s) <= logLineMax {
+		return s
+	}
+	return s[:logLineMax] + "…"
+}

@@ -1,0 +1,78 @@
+// An MCP stdio server built on the official TypeScript SDK, for what the
+// reference servers do not do on demand: change its lists while running,
+// log during a call, announce resource updates, return audio and annotated
+// content, and write stray non-JSON lines to stdout.
+//
+// MCP_SDK_DIR must name the installed @modelcontextprotocol/sdk package.
+import { pathToFileURL } from "node:url";
+import { join } from "node:path";
+
+const sdk = (p) => import(pathToFileURL(join(process.env.MCP_SDK_DIR, "dist/esm", p)).href);
+const { Server } = await sdk("server/index.js");
+const { StdioServerTransport } = await sdk("server/stdio.js");
+const types = await sdk("types.js");
+
+// A banner on stdout before any JSON-RPC, as careless servers print.
+process.stdout.write("fixture server starting (not JSON)\n");
+
+const obj = (props = {}, required = []) => ({ type: "object", properties: props, required });
+const tools = [
+  { name: "add-tool", description: "Register a tool with the given name.", inputSchema: obj({ name: { type: "string" } }, ["name"]) },
+  { name: "add-prompt", description: "Register a prompt with the given name.", inputSchema: obj({ name: { type: "string" } }, ["name"]) },
+  { name: "log-and-answer", description: "Send a log message, then answer.", inputSchema: obj({ text: { type: "string" } }) },
+  { name: "touch-resource", description: "Announce that a resource changed.", inputSchema: obj({ uri: { type: "string" } }, ["uri"]) },
+  { name: "noise", description: "Print a non-JSON line to stdout, then answer.", inputSchema: obj() },
+  { name: "rich", description: "Answer with every kind of content.", inputSchema: obj(),
+    outputSchema: obj({ ok: { type: "boolean" } }), annotations: { readOnlyHint: true, idempotentHint: true },
+    _meta: { "example.com/tool": 1 } },
+];
+const prompts = [{ name: "hello", description: "Say hello.", arguments: [{ name: "who", required: true }] }];
+
+const server = new Server({ name: "fixture", version: "1.0.0" },
+  { capabilities: { tools: { listChanged: true }, prompts: { listChanged: true }, resources: {}, logging: {} } });
+
+server.setRequestHandler(types.ListToolsRequestSchema, async () => ({ tools }));
+server.setRequestHandler(types.ListPromptsRequestSchema, async () => ({ prompts }));
+server.setRequestHandler(types.ListResourcesRequestSchema, async () => ({ resources: [] }));
+server.setRequestHandler(types.GetPromptRequestSchema, async (req) => ({
+  messages: [{ role: "user", content: { type: "text", text: `hello ${req.params.arguments?.who}` } }],
+}));
+server.setRequestHandler(types.CallToolRequestSchema, async (req) => {
+  const args = req.params.arguments ?? {};
+  const text = (t) => ({ content: [{ type: "text", text: t }] });
+  switch (req.params.name) {
+    case "add-tool":
+      tools.push({ name: args.name, description: "Added at run time.", inputSchema: obj() });
+      await server.sendToolListChanged();
+      return text(`added ${args.name}`);
+    case "add-prompt":
+      prompts.push({ name: args.name, description: "Added at run time." });
+      await server.sendPromptListChanged();
+      return text(`added ${args.name}`);
+    case "log-and-answer":
+      await server.sendLoggingMessage({ level: "warning", logger: "fixture", data: { said: args.text ?? "" } });
+      return text(`answered ${args.text ?? ""}`);
+    case "touch-resource":
+      await server.sendResourceUpdated({ uri: args.uri });
+      return text("touched");
+    case "noise":
+      process.stdout.write("debug: this line is not JSON\n");
+      return text("quiet again");
+    case "rich":
+      return {
+        content: [
+          { type: "text", text: "plain", annotations: { audience: ["user"], priority: 0.5 }, _meta: { "example.com/block": "t" } },
+          { type: "audio", data: Buffer.from("RIFF-not-really-wav").toString("base64"), mimeType: "audio/wav" },
+          { type: "resource", resource: { uri: "fixture://text", mimeType: "text/plain", text: "embedded text", _meta: { "example.com/res": true } } },
+          { type: "resource", resource: { uri: "fixture://empty", mimeType: "application/octet-stream", blob: "" } },
+          { type: "resource_link", uri: "fixture://linked", name: "linked", title: "Linked", description: "a link", mimeType: "text/markdown", size: 42,
+            annotations: { priority: 1 } },
+        ],
+        structuredContent: { ok: true },
+        _meta: { "example.com/result": "r" },
+      };
+  }
+  return { isError: true, content: [{ type: "text", text: `unknown tool ${req.params.name}` }] };
+});
+
+await server.connect(new StdioServerTransport());
