@@ -124,10 +124,13 @@ func summary(desc string) string {
 
 // jsonResult answers v as structured content with the same JSON as text.
 func jsonResult(v any) (*protov1.Result, error) {
-	b, err := json.Marshal(v)
-	if err != nil {
+	var compact bytes.Buffer
+	enc := json.NewEncoder(&compact)
+	enc.SetEscapeHTML(false) // placeholders like <name> stay readable
+	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
+	b := bytes.TrimSpace(compact.Bytes())
 	var pretty bytes.Buffer
 	_ = json.Indent(&pretty, b, "", "  ")
 	return &protov1.Result{Content: []protov1.Content{{Kind: protov1.KindText, Text: pretty.String()}}, StructuredContent: b}, nil

@@ -1,0 +1,47 @@
+# toolgate: `make run` serves the default config; `make test` installs the real
+# test parts (cached in ~/.cache/toolgate-test) and runs every test.
+
+GO       ?= go
+VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS  := -X main.version=$(VERSION)
+BIN      := bin
+
+.PHONY: all build run test test-deps test-go fuzz bench proto lint clean
+
+all: build
+
+build:
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/toolgate ./cmd/toolgate
+	$(GO) build -o $(BIN)/hello-plugin ./plugins/examples/hello
+
+run: build
+	$(BIN)/toolgate serve --config config.example.hcl
+
+test-deps:
+	scripts/test-deps.sh
+
+test: test-deps build test-go fuzz
+
+test-go:
+	$(GO) vet ./... && (cd sdk && $(GO) vet ./...)
+	$(GO) test -race -count=1 -timeout 30m ./...
+	cd sdk && $(GO) test -race -count=1 -timeout 10m ./...
+
+# Each fuzz target runs for a while on every test run, on top of its corpus.
+FUZZTIME ?= 20s
+fuzz:
+	scripts/fuzz.sh $(FUZZTIME)
+
+bench: build test-deps
+	scripts/bench.sh
+
+proto:
+	scripts/proto.sh
+
+lint:
+	gofmt -l $$(git ls-files '*.go' | grep -v /internal/pluginv1/) | tee /dev/stderr | (! read)
+	$(GO) vet ./... && (cd sdk && $(GO) vet ./...)
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@2025.1.1 ./...
+
+clean:
+	rm -rf $(BIN)

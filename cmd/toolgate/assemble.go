@@ -1,0 +1,184 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/toolgate/toolgate/core/catalog"
+	"github.com/toolgate/toolgate/core/config"
+	"github.com/toolgate/toolgate/core/gateway"
+	"github.com/toolgate/toolgate/core/metatools"
+	"github.com/toolgate/toolgate/core/supervisor"
+	"github.com/toolgate/toolgate/sdk/protov1"
+)
+
+// gatewayParts are the assembled pieces of one running gateway.
+type gatewayParts struct {
+	catalog *catalog.Catalog
+	plugins *supervisor.Manager
+	front   *gateway.Server
+}
+
+// baseEnv is all of the gateway's own environment a plugin gets, besides what
+// its config block gives it: enough to find programs and a home directory.
+var baseEnv = []string{"PATH", "HOME", "USER", "LANG", "LC_ALL", "TMPDIR", "TZ"}
+
+// specs turns the config's plugin blocks into supervisor specs.
+func specs(cfg *config.Config, self string) []supervisor.Spec {
+	var out []supervisor.Spec
+	for i := range cfg.Plugins {
+		p := &cfg.Plugins[i]
+		if p.Disabled {
+			continue
+		}
+		env := []string{}
+		for _, k := range baseEnv {
+			if v, ok := os.LookupEnv(k); ok {
+				env = append(env, k+"="+v)
+			}
+		}
+		for k, v := range p.Env {
+			env = append(env, k+"="+v)
+		}
+		spec := supervisor.Spec{
+			Name: p.Name, Env: env, Config: p.Config, AutoStart: p.AutoStart,
+			IdleTimeout: p.IdleTimeout, StartTimeout: 30 * time.Second,
+			ConfigError: fieldErrors(cfg, p),
+		}
+		if p.Path != "" {
+			spec.Path, spec.Args, spec.Dir = p.Path, p.Args, filepath.Dir(p.Path)
+		} else {
+			spec.Path, spec.Args = self, []string{"plugin", "serve", p.Type}
+		}
+		out = append(out, spec)
+	}
+	return out
+}
+
+// fieldErrors points each field error a plugin reports at the line the
+// operator wrote it on.
+func fieldErrors(cfg *config.Config, p *config.Plugin) func(*protov1.ConfigError) error {
+	return func(ce *protov1.ConfigError) error {
+		lines := make([]string, len(ce.Fields))
+		for i, f := range ce.Fields {
+			r := p.DeclRange
+			if p.FieldRange != nil {
+				r = p.FieldRange(f.Path)
+			}
+			where := fmt.Sprintf("%s:%d:%d", r.Filename, r.Start.Line, r.Start.Column)
+			if f.Path != "" {
+				lines[i] = fmt.Sprintf("%s: plugin %q: config.%s: %s", where, p.Name, f.Path, f.Message)
+			} else {
+				lines[i] = fmt.Sprintf("%s: plugin %q: %s", where, p.Name, f.Message)
+			}
+		}
+		return fmt.Errorf("%s", strings.Join(lines, "\n"))
+	}
+}
+
+// assemble wires catalog, supervisors, meta-tools and the MCP front together.
+func assemble(cfg *config.Config, self string, logger hclog.Logger) (*gatewayParts, error) {
+	cat := catalog.New()
+	for _, p := range cfg.Plugins {
+		cat.SetLabels(p.Name, p.Labels)
+	}
+	var front *gateway.Server
+	plugins := supervisor.NewManager(specs(cfg, self), supervisor.ManagerOptions{
+		Catalog: cat, Store: catalog.ManifestStore{Dir: cfg.Gateway.StateDir}, Logger: logger,
+		OnNotice: func(plugin string, e protov1.Event) {
+			if front == nil {
+				return
+			}
+			switch e.Kind {
+			case protov1.EventLog:
+				var data any
+				_ = json.Unmarshal(e.Log.Data, &data)
+				front.NotifyLog(e.Log.Level, map[string]any{"plugin": plugin, "data": data})
+			case protov1.EventResourceUpdated:
+				front.ResourceUpdated(e.URI)
+			}
+		},
+	})
+	timeouts := map[string]time.Duration{}
+	for _, p := range cfg.Plugins {
+		timeouts[p.Name] = p.CallTimeout
+	}
+	handlers := metatools.New(cat, plugins, func(plugin string) time.Duration {
+		if d := timeouts[plugin]; d > 0 {
+			return d
+		}
+		return cfg.Gateway.CallTimeout
+	}, logger)
+
+	var tools []gateway.Tool
+	for _, t := range handlers.Tools() {
+		tools = append(tools, gateway.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema, Annotations: t.Annotations, Handle: t.Handle})
+	}
+	front, err := gateway.New(gateway.Options{
+		Name: "toolgate", Version: version, Tools: tools,
+		Resources:   []gateway.Resource{catalogResource(cat, plugins)},
+		UnknownTool: metatools.DirectCallMessage,
+		Logger:      logger, MaxRequestBytes: cfg.Gateway.MaxRequestBytes,
+		Tokens: cfg.Listen.Tokens, AllowedOrigins: cfg.Listen.AllowedOrigins, AllowedHosts: cfg.Listen.AllowedHosts,
+		TLSCert: cfg.Listen.TLSCert, TLSKey: cfg.Listen.TLSKey,
+	})
+	if err != nil {
+		return nil, err
+	}
+	cat.OnChange(func(c catalog.Change) {
+		msg := map[string]any{"plugin": c.Plugin, "added": len(c.Added), "removed": len(c.Removed)}
+		if len(c.Added) <= 20 {
+			msg["added_tools"] = c.Added
+		}
+		if len(c.Removed) <= 20 {
+			msg["removed_tools"] = c.Removed
+		}
+		for _, problem := range c.Collisions {
+			logger.Error("tool name collision", "plugin", c.Plugin, "problem", problem)
+		}
+		if len(c.Collisions) > 0 {
+			msg["collisions"] = c.Collisions
+		}
+		front.NotifyLog("info", map[string]any{"catalog_changed": msg})
+		front.ResourceUpdated(catalogURI)
+	})
+	return &gatewayParts{catalog: cat, plugins: plugins, front: front}, nil
+}
+
+const catalogURI = "toolgate://catalog"
+
+// catalogResource summarises the plugins and their tool counts; clients that
+// subscribe hear when it changes.
+func catalogResource(cat *catalog.Catalog, plugins *supervisor.Manager) gateway.Resource {
+	return gateway.Resource{
+		Def: protov1.Resource{URI: catalogURI, Name: "catalog", Title: "Tool catalog",
+			Description: "Every plugin with its state and tool count. Subscribe to hear when tools appear or vanish.",
+			MIMEType:    "application/json", Size: -1},
+		Read: func(context.Context) ([]protov1.ResourceContents, error) {
+			type line struct {
+				Name  string `json:"name"`
+				State string `json:"state"`
+				Tools int    `json:"tools"`
+			}
+			var lines []line
+			total := 0
+			for _, st := range plugins.Statuses() {
+				n := cat.ToolCount(st.Name)
+				total += n
+				lines = append(lines, line{Name: st.Name, State: string(st.State), Tools: n})
+			}
+			b, err := json.Marshal(map[string]any{"plugins": lines, "tools": total})
+			if err != nil {
+				return nil, err
+			}
+			return []protov1.ResourceContents{{URI: catalogURI, MIMEType: "application/json", Text: string(b)}}, nil
+		},
+	}
+}

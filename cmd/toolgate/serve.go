@@ -1,0 +1,109 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/spf13/cobra"
+
+	"github.com/toolgate/toolgate/core/config"
+	"github.com/toolgate/toolgate/core/gateway"
+)
+
+func serveCmd() *cobra.Command {
+	var (
+		configPath string
+		stdio      bool
+	)
+	c := &cobra.Command{
+		Use:   "serve",
+		Short: "Run the gateway (streamable HTTP at /mcp, or MCP over stdio with --stdio)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var in, out *os.File
+			if stdio {
+				// Before any plugin starts: plugins must never share the MCP stream.
+				var err error
+				if in, out, err = gateway.DetachStdio(); err != nil {
+					return fmt.Errorf("serve --stdio: %w", err)
+				}
+			}
+			cfg, err := config.Resolve(configPath)
+			if err != nil {
+				return err
+			}
+			if err := cfg.Layer(cmd.Flags()); err != nil {
+				return err
+			}
+			logger := hclog.New(&hclog.LoggerOptions{Name: "toolgate", Level: hclog.LevelFromString(cfg.Gateway.LogLevel), Output: os.Stderr})
+			for _, w := range cfg.Warnings {
+				logger.Warn(w)
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return serve(ctx, cfg, logger, in, out)
+		},
+	}
+	c.Flags().StringVar(&configPath, "config", "", "config file (default $TOOLGATE_CONFIG, ./toolgate.hcl, then the built-in example)")
+	c.Flags().BoolVar(&stdio, "stdio", false, "serve MCP on stdin/stdout instead of HTTP")
+	config.AddFlags(c.Flags())
+	return c
+}
+
+// serve runs the gateway until ctx ends: stop taking work, let calls in flight
+// finish up to the grace period, stop every plugin, return when all are gone.
+func serve(ctx context.Context, cfg *config.Config, logger hclog.Logger, in, out *os.File) error {
+	self, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("find own executable for built-in plugins: %w", err)
+	}
+	gw, err := assemble(cfg, self, logger)
+	if err != nil {
+		return err
+	}
+	pluginCtx, stopPlugins := context.WithCancel(context.Background())
+	defer func() {
+		stopPlugins()
+		gw.plugins.Wait()
+	}()
+	gw.plugins.Run(pluginCtx)
+
+	if in != nil {
+		err = gw.front.ServeStdio(ctx, in, out)
+	} else {
+		err = gw.front.ServeHTTP(ctx, cfg.Listen.HTTP, func(a net.Addr) {
+			logger.Info("serving MCP", "url", fmt.Sprintf("%s://%s/mcp", scheme(cfg), a), "plugins", len(cfg.Plugins))
+		})
+	}
+	if err != nil && !errors.Is(err, context.Canceled) {
+		return err
+	}
+	logger.Info("shutting down", "grace", cfg.Gateway.ShutdownGrace)
+	done := make(chan struct{})
+	go func() {
+		stopPlugins()
+		gw.plugins.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(cfg.Gateway.ShutdownGrace + 5*time.Second):
+		logger.Error("plugins did not stop in time")
+	}
+	gw.front.Close()
+	return nil
+}
+
+func scheme(cfg *config.Config) string {
+	if cfg.Listen.TLSCert != "" {
+		return "https"
+	}
+	return "http"
+}
