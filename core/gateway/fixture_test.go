@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"sync"
 	"testing"
 	"time"
 
@@ -180,3 +182,15 @@ func buildFixture(mod func(*Options)) (*fixture, error) {
 
 // toolNames is the order clients must see tools/list in.
 var toolNames = []string{"echo", "kinds", "steps", "block", "slow", "fail", "explode", "bignum", "trigger"}
+
+// syncWriter lets a logger write from the server's goroutines while the test reads.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
+}

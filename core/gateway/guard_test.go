@@ -1,0 +1,298 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"io"
+	"math/big"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+)
+
+const pingBody = `{"jsonrpc":"2.0","id":1,"method":"ping"}`
+
+func TestHTTPAccessRules(t *testing.T) {
+	f := newFixture(t, func(o *Options) {
+		o.Tokens = []string{"first-secret", "second-secret"}
+		o.AllowedHosts = []string{"mcp.example.com", "gw.internal:8443"}
+		o.AllowedOrigins = []string{"https://app.example.com"}
+		o.MaxRequestBytes = 1024
+	})
+	ts := startHTTP(t, f)
+	bigBody := `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"` + strings.Repeat("x", 2000) + `"}}`
+
+	for _, tc := range []struct {
+		name       string
+		host       string
+		origin     string
+		auth       string
+		body       string
+		chunked    bool
+		wantStatus int
+		wantInBody string
+		wantAuthn  string
+	}{
+		{name: "loopback host and token", auth: "Bearer first-secret", wantStatus: 200},
+		{name: "second token", auth: "Bearer second-secret", wantStatus: 200},
+		{name: "scheme is case-insensitive", auth: "bearer first-secret", wantStatus: 200},
+		{name: "no token", wantStatus: 401, wantAuthn: `Bearer realm="toolgate"`},
+		{name: "wrong token", auth: "Bearer first-secreT", wantStatus: 401, wantAuthn: `Bearer realm="toolgate", error="invalid_token"`},
+		{name: "token prefix", auth: "Bearer first", wantStatus: 401},
+		{name: "basic auth", auth: "Basic Zmlyc3Qtc2VjcmV0", wantStatus: 401},
+		{name: "localhost any port", host: "localhost:9", auth: "Bearer first-secret", wantStatus: 200},
+		{name: "ipv6 loopback", host: "[::1]:8700", auth: "Bearer first-secret", wantStatus: 200},
+		{name: "rebinding host", host: "evil.example:8700", auth: "Bearer first-secret", wantStatus: 403, wantInBody: "evil.example"},
+		{name: "bad host before auth", host: "evil.example", wantStatus: 403},
+		{name: "allowed host any port", host: "mcp.example.com:1234", auth: "Bearer first-secret", wantStatus: 200},
+		{name: "allowed host and port", host: "gw.internal:8443", auth: "Bearer first-secret", wantStatus: 200},
+		{name: "allowed host other port", host: "gw.internal:9000", auth: "Bearer first-secret", wantStatus: 403},
+		{name: "loopback origin", origin: "http://localhost:5173", auth: "Bearer first-secret", wantStatus: 200},
+		{name: "allowed origin", origin: "https://app.example.com", auth: "Bearer first-secret", wantStatus: 200},
+		{name: "foreign origin", origin: "https://evil.example", auth: "Bearer first-secret", wantStatus: 403, wantInBody: "evil.example"},
+		{name: "opaque origin", origin: "null", auth: "Bearer first-secret", wantStatus: 403},
+		{name: "allowed origin other scheme", origin: "http://app.example.com", auth: "Bearer first-secret", wantStatus: 403},
+		{name: "body over limit", auth: "Bearer first-secret", body: bigBody, wantStatus: 413, wantInBody: "limit of 1024 bytes"},
+		{name: "chunked body over limit", auth: "Bearer first-secret", body: bigBody, chunked: true, wantStatus: 413, wantInBody: "limit of 1024 bytes"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			body := tc.body
+			if body == "" {
+				body = pingBody
+			}
+			var reader io.Reader = strings.NewReader(body)
+			if tc.chunked {
+				reader = io.MultiReader(reader) // hides the length: sent chunked
+			}
+			req, _ := http.NewRequest(http.MethodPost, ts.URL+"/mcp", reader)
+			req.Header.Set("Content-Type", "application/json")
+			if tc.host != "" {
+				req.Host = tc.host
+			}
+			if tc.origin != "" {
+				req.Header.Set("Origin", tc.origin)
+			}
+			if tc.auth != "" {
+				req.Header.Set("Authorization", tc.auth)
+			}
+			resp, err := ts.Client().Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			got, _ := io.ReadAll(resp.Body)
+			// 200 here is the transport's answer to a request without a session.
+			status := resp.StatusCode
+			if status == http.StatusBadRequest && bytes.Contains(got, []byte(headerSessionID)) {
+				status = http.StatusOK
+			}
+			if status != tc.wantStatus {
+				t.Fatalf("status %d (%s), want %d", resp.StatusCode, got, tc.wantStatus)
+			}
+			if tc.wantInBody != "" && !bytes.Contains(got, []byte(tc.wantInBody)) {
+				t.Errorf("body %q lacks %q", got, tc.wantInBody)
+			}
+			if tc.wantAuthn != "" && resp.Header.Get("WWW-Authenticate") != tc.wantAuthn {
+				t.Errorf("WWW-Authenticate = %q, want %q", resp.Header.Get("WWW-Authenticate"), tc.wantAuthn)
+			}
+		})
+	}
+}
+
+func TestHTTPWithoutTokensNeedsNoAuthorization(t *testing.T) {
+	f := newFixture(t, nil)
+	c := newHTTPConn(t, startHTTP(t, f).URL+"/mcp", nil)
+	c.initialize()
+	if status, msgs := c.post(pingBody); status != 200 || msgs[0].Error != nil {
+		t.Fatalf("ping: %d %+v", status, msgs)
+	}
+}
+
+func TestNewRejectsBadOptions(t *testing.T) {
+	for name, mod := range map[string]func(*Options){
+		"empty token":      func(o *Options) { o.Tokens = []string{""} },
+		"cert without key": func(o *Options) { o.TLSCert = "cert.pem" },
+		"duplicate tool":   func(o *Options) { o.Tools = append(o.Tools, o.Tools[0]) },
+		"tool no handler":  func(o *Options) { o.Tools[0].Handle = nil },
+		"schema not object": func(o *Options) {
+			o.Tools[0].InputSchema = []byte(`[1]`)
+		},
+		"duplicate resource": func(o *Options) { o.Resources = append(o.Resources, o.Resources[0]) },
+		"no name":            func(o *Options) { o.Name = "" },
+	} {
+		if _, err := buildFixture(mod); err == nil {
+			t.Errorf("%s: New succeeded", name)
+		} else if _, ok := err.(*OptionError); !ok {
+			t.Errorf("%s: error %T %v, want *OptionError", name, err, err)
+		}
+	}
+}
+
+// writeTestCert writes a self-signed certificate for 127.0.0.1 and returns
+// the file paths and a pool that trusts it.
+func writeTestCert(t *testing.T) (certFile, keyFile string, pool *x509.CertPool) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1),
+		Subject:      pkix.Name{CommonName: "toolgate test"},
+		NotBefore:    time.Now().Add(-time.Hour),
+		NotAfter:     time.Now().Add(time.Hour),
+		IPAddresses:  []net.IP{net.ParseIP("127.0.0.1")},
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, _ := x509.ParseCertificate(der)
+	pool = x509.NewCertPool()
+	pool.AddCert(cert)
+	keyDER, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	certFile, keyFile = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return certFile, keyFile, pool
+}
+
+// serve runs ServeHTTP until the test ends and returns its address.
+func serve(t *testing.T, f *fixture, addr string) (net.Addr, context.CancelFunc, <-chan error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan net.Addr, 1)
+	done := make(chan error, 1)
+	go func() { done <- f.srv.ServeHTTP(ctx, addr, func(a net.Addr) { ready <- a }) }()
+	t.Cleanup(cancel)
+	select {
+	case a := <-ready:
+		return a, cancel, done
+	case err := <-done:
+		t.Fatalf("ServeHTTP: %v", err)
+	case <-time.After(5 * time.Second):
+		t.Fatal("ServeHTTP not ready within 5s")
+	}
+	return nil, nil, nil
+}
+
+func TestServeHTTPOverTLS(t *testing.T) {
+	certFile, keyFile, pool := writeTestCert(t)
+	f := newFixture(t, func(o *Options) { o.TLSCert, o.TLSKey = certFile, keyFile })
+	addr, cancel, done := serve(t, f, "127.0.0.1:0")
+
+	tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}
+	defer tr.CloseIdleConnections()
+	c := newHTTPConn(t, "https://"+addr.String()+"/mcp", &http.Client{Transport: tr})
+	c.initialize()
+	if status, msgs := c.post(callBody(1, "echo", `{"text":"over tls"}`, "")); status != 200 || !bytes.Contains(msgs[0].Result, []byte("over tls")) {
+		t.Fatalf("call over TLS: %d %+v", status, msgs)
+	}
+
+	// Plain HTTP and an untrusted certificate are both refused.
+	plain := &http.Client{Transport: &http.Transport{}}
+	if resp, err := plain.Post("http://"+addr.String()+"/mcp", "application/json", strings.NewReader(pingBody)); err == nil {
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusOK {
+			t.Errorf("plain HTTP to the TLS port answered 200")
+		}
+	}
+	untrusted := &http.Client{Transport: &http.Transport{}}
+	if resp, err := untrusted.Post("https://"+addr.String()+"/mcp", "application/json", strings.NewReader(pingBody)); err == nil {
+		resp.Body.Close()
+		t.Errorf("a client without the CA connected")
+	}
+
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("ServeHTTP = %v after ctx ended, want nil", err)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("ServeHTTP did not return after ctx ended")
+	}
+}
+
+func TestServeHTTPShutdownEndsListeningStreams(t *testing.T) {
+	f := newFixture(t, nil)
+	addr, cancel, done := serve(t, f, "127.0.0.1:0")
+	c := newHTTPConn(t, "http://"+addr.String()+"/mcp", nil)
+	c.initialize()
+	resp := c.do(c.request(http.MethodGet, ""))
+	defer resp.Body.Close()
+	start := time.Now()
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("ServeHTTP = %v", err)
+		}
+	case <-time.After(shutdownGrace + 5*time.Second):
+		t.Fatal("ServeHTTP did not return")
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("shutdown took %v: an open listening stream held it up", d)
+	}
+	if _, err := io.ReadAll(resp.Body); err != nil {
+		t.Logf("stream ended with %v", err)
+	}
+}
+
+func TestServeHTTPWarnsOnOpenNonLoopbackBind(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		addr   string
+		tokens []string
+		warn   bool
+	}{
+		{"loopback", "127.0.0.1:0", nil, false},
+		{"all interfaces without token", "0.0.0.0:0", nil, true},
+		{"all interfaces with token", "0.0.0.0:0", []string{"s3cret"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var logs bytes.Buffer
+			f := newFixture(t, func(o *Options) {
+				o.Tokens = tc.tokens
+				o.Logger = hclog.New(&hclog.LoggerOptions{Output: &syncWriter{w: &logs}, Level: hclog.Warn})
+			})
+			_, cancel, done := serve(t, f, tc.addr)
+			cancel()
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Contains(logs.String(), "SECURITY WARNING"); got != tc.warn {
+				t.Errorf("warning logged = %v, want %v; log:\n%s", got, tc.warn, logs.String())
+			}
+		})
+	}
+}
+
+func TestServeHTTPReportsBadTLSFiles(t *testing.T) {
+	f := newFixture(t, func(o *Options) { o.TLSCert, o.TLSKey = "/nonexistent/cert.pem", "/nonexistent/key.pem" })
+	err := f.srv.ServeHTTP(context.Background(), "127.0.0.1:0", nil)
+	if err == nil || !strings.Contains(err.Error(), "/nonexistent/cert.pem") {
+		t.Fatalf("ServeHTTP = %v, want an error naming the certificate", err)
+	}
+}
