@@ -34,10 +34,14 @@ func ExternalName(plugin, name string) string {
 	}
 	// A name that had to be altered gets a short hash of the original, so two
 	// names that differ only in replaced characters stay distinct.
-	sum := sha256.Sum256([]byte(name))
-	suffix := "_" + hex.EncodeToString(sum[:4])
+	suffix := "_" + shortHash(name)
 	if len(out)+len(suffix) > MaxNameLen {
 		out = out[:MaxNameLen-len(suffix)]
 	}
 	return out + suffix
+}
+
+func shortHash(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:4])
 }

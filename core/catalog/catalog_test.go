@@ -1,0 +1,191 @@
+package catalog
+
+import (
+	"encoding/json"
+	"errors"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/toolgate/toolgate/core/search"
+	"github.com/toolgate/toolgate/sdk/protov1"
+)
+
+var mcpName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+func TestExternalName(t *testing.T) {
+	long := strings.Repeat("a", 80)
+	tests := []struct{ plugin, name, want string }{
+		{"everything", "echo", "x_everything_echo"},
+		{"everything", "get-tiny-image", "x_everything_get-tiny-image"},
+		{"k8s", "listPods", "x_k8s_listPods"},
+		{"fs", "read.file", "x_fs_read_file_" + hash8("read.file")},
+		{"fs", "read_file", "x_fs_read_file"},
+		{"fs", "löschen", "x_fs_l_schen_" + hash8("löschen")},
+		{"p", long, "x_p_" + long[:64-4-9] + "_" + hash8(long)},
+	}
+	for _, tt := range tests {
+		got := ExternalName(tt.plugin, tt.name)
+		if got != tt.want {
+			t.Errorf("ExternalName(%q, %q) = %q, want %q", tt.plugin, tt.name, got, tt.want)
+		}
+		if !mcpName.MatchString(got) {
+			t.Errorf("%q breaks MCP's name rule", got)
+		}
+	}
+}
+
+func hash8(s string) string { return shortHash(s) }
+
+func FuzzExternalName(f *testing.F) {
+	for _, s := range []string{"echo", "a.b", "", "ünïcode", strings.Repeat("z", 100), "x y"} {
+		f.Add("plugin", s)
+	}
+	f.Fuzz(func(t *testing.T, plugin, name string) {
+		if !regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,20}$`).MatchString(plugin) {
+			return
+		}
+		got := ExternalName(plugin, name)
+		if !mcpName.MatchString(got) {
+			t.Fatalf("ExternalName(%q, %q) = %q breaks MCP's name rule", plugin, name, got)
+		}
+		if got != ExternalName(plugin, name) {
+			t.Fatal("not deterministic")
+		}
+		if !strings.HasPrefix(got, "x_"+plugin+"_") && len("x_"+plugin+"_") < 55 {
+			t.Fatalf("%q lost its plugin prefix", got)
+		}
+	})
+}
+
+func tool(name, desc string) protov1.Tool {
+	return protov1.Tool{Name: name, Description: desc, InputSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","description":"file to read"}},"required":["path"]}`)}
+}
+
+func TestSetReportsChangesAndCollisions(t *testing.T) {
+	c := New()
+	var seen []Change
+	c.OnChange(func(ch Change) { seen = append(seen, ch) })
+	c.SetLabels("fs", map[string]string{"category": "files"})
+
+	ch := c.Set("fs", &Manifest{Tools: []protov1.Tool{tool("read", "Read a file."), tool("write", "Write a file.")}})
+	if strings.Join(ch.Added, ",") != "x_fs_read,x_fs_write" || len(ch.Removed) != 0 {
+		t.Fatalf("first set: %+v", ch)
+	}
+	ch = c.Set("fs", &Manifest{Tools: []protov1.Tool{tool("read", "Read a file."), tool("list", "List a directory.")}})
+	if strings.Join(ch.Added, ",") != "x_fs_list" || strings.Join(ch.Removed, ",") != "x_fs_write" {
+		t.Fatalf("second set: %+v", ch)
+	}
+	if c.ToolCount("fs") != 2 || len(seen) != 2 {
+		t.Fatalf("count=%d changes=%d", c.ToolCount("fs"), len(seen))
+	}
+	// Unchanged manifest: no notice.
+	c.Set("fs", &Manifest{Tools: []protov1.Tool{tool("read", "Read a file."), tool("list", "List a directory.")}})
+	if len(seen) != 2 {
+		t.Errorf("an unchanged manifest was announced")
+	}
+
+	ch = c.Set("odd", &Manifest{Tools: []protov1.Tool{tool("a_b", ""), tool("a_b", "again")}})
+	if len(ch.Collisions) != 1 || !strings.Contains(ch.Collisions[0], `"a_b"`) || c.ToolCount("odd") != 1 {
+		t.Fatalf("collision not reported: %+v", ch)
+	}
+
+	res, err := c.Index().Search(search.Query{Labels: map[string]string{"category": "files"}})
+	if err != nil || res.Total != 2 {
+		t.Fatalf("plugin labels not searchable: %+v %v", res, err)
+	}
+	c.Set("fs", nil)
+	if _, ok := c.Tool("x_fs_read"); ok || c.Index().Len() != 1 {
+		t.Errorf("removed plugin still present (index has %d)", c.Index().Len())
+	}
+}
+
+func TestRouteResource(t *testing.T) {
+	c := New()
+	c.Set("a", &Manifest{
+		Resources: []protov1.Resource{{URI: "file:///etc/hosts"}},
+		Templates: []protov1.ResourceTemplate{{URITemplate: "demo://resource/{id}"}, {URITemplate: "demo://{x}"}},
+	})
+	c.Set("b", &Manifest{
+		Resources: []protov1.Resource{{URI: "file:///etc/hosts"}},
+		Templates: []protov1.ResourceTemplate{{URITemplate: "demo://resource/dynamic/{id}"}},
+	})
+	for uri, want := range map[string]string{
+		"file:///etc/hosts":            "a",
+		"demo://resource/7":            "a",
+		"demo://resource/dynamic/blob": "b",
+		"demo://other":                 "a",
+	} {
+		got, _, ok := c.RouteResource(uri)
+		if !ok || got != want {
+			t.Errorf("RouteResource(%s) = %q %v, want %q", uri, got, ok, want)
+		}
+	}
+	if _, _, ok := c.RouteResource("nope://x"); ok {
+		t.Error("unknown URI routed")
+	}
+}
+
+func TestValidateArguments(t *testing.T) {
+	draft7 := protov1.Tool{Name: "d7", InputSchema: json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"n":{"type":"integer","minimum":1}},"required":["n"]}`)}
+	tests := []struct {
+		def  protov1.Tool
+		args string
+		want []string // substrings; nil = valid
+	}{
+		{tool("read", ""), `{"path":"/tmp"}`, nil},
+		{tool("read", ""), ``, []string{"at /: missing property 'path'"}},
+		{tool("read", ""), `{"path":3}`, []string{"at /path: got number, want string"}},
+		{tool("read", ""), `[1]`, []string{"at /: got array, want object"}},
+		{tool("read", ""), `{"path":`, []string{"not valid JSON"}},
+		{draft7, `{"n":0}`, []string{"at /n: minimum: got 0, want 1"}},
+		{draft7, `{"n":2}`, nil},
+	}
+	for _, tt := range tests {
+		c := New()
+		c.Set("p", &Manifest{Tools: []protov1.Tool{tt.def}})
+		tl, _ := c.Tool(ExternalName("p", tt.def.Name))
+		err := tl.ValidateArguments(json.RawMessage(tt.args))
+		if tt.want == nil {
+			if err != nil {
+				t.Errorf("%s %s: %v", tt.def.Name, tt.args, err)
+			}
+			continue
+		}
+		var ae *ArgumentError
+		if !errors.As(err, &ae) {
+			t.Errorf("%s %s: err = %v, want ArgumentError", tt.def.Name, tt.args, err)
+			continue
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s %s: %q lacks %q", tt.def.Name, tt.args, err, w)
+			}
+		}
+	}
+	c := New()
+	c.Set("p", &Manifest{Tools: []protov1.Tool{{Name: "broken", InputSchema: json.RawMessage(`{"type":"bogus"}`)}}})
+	tl, _ := c.Tool("x_p_broken")
+	if err := tl.ValidateArguments(nil); err == nil || !strings.Contains(err.Error(), "does not compile") {
+		t.Errorf("broken schema: %v", err)
+	}
+}
+
+func TestManifestStore(t *testing.T) {
+	s := ManifestStore{Dir: t.TempDir()}
+	key := ManifestKey("p", []byte(`{"a":1}`), "/bin/sh")
+	if key == ManifestKey("p", []byte(`{"a":2}`), "/bin/sh") || key == ManifestKey("p", []byte(`{"a":1}`), "/bin/ls") {
+		t.Fatal("key ignores config or binary")
+	}
+	if m, err := s.Load(key); m != nil || err != nil {
+		t.Fatalf("empty store: %v %v", m, err)
+	}
+	want := &Manifest{Info: protov1.Info{Name: "p"}, Tools: []protov1.Tool{tool("read", "Read.")}}
+	if err := s.Save(key, want); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Load(key)
+	if err != nil || got.Info.Name != "p" || len(got.Tools) != 1 || got.Tools[0].Name != "read" {
+		t.Fatalf("round trip: %+v %v", got, err)
+	}
+}
