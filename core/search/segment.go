@@ -93,14 +93,10 @@ func newSegment(plugin string, in []Doc) *segment {
 		lowerID:  make([]string, len(docs)),
 		byID:     make(map[string]uint32, len(docs)),
 		fieldLen: make([][numFields]uint16, len(docs)),
-		postings: make(map[string][]posting),
 		names:    make([]nameRef, len(docs)),
 	}
-	pluginTerms := terms(plugin)
-	// Per doc: term -> slot in counts, reused from doc to doc.
-	slot := make(map[string]int)
-	var counts [][numFields]uint8
-	var order []string
+	b := postingsBuilder{termID: map[string]int32{}}
+	var buf []string
 	for i := range docs {
 		d := &docs[i]
 		s.docs[i] = d
@@ -112,47 +108,96 @@ func newSegment(plugin string, in []Doc) *segment {
 		}
 		s.names[i] = nameRef{name: name, mask: runeMask(name), doc: uint32(i)}
 
-		clear(slot)
-		counts, order = counts[:0], order[:0]
-		add := func(f field, ts []string) {
-			for _, t := range ts {
-				k, ok := slot[t]
-				if !ok {
-					k = len(counts)
-					slot[t] = k
-					counts = append(counts, [numFields]uint8{})
-					order = append(order, t)
-				}
-				if counts[k][f] < 255 {
-					counts[k][f]++
-				}
+		b.startDoc()
+		add := func(f field, texts ...string) {
+			buf = buf[:0]
+			for _, t := range texts {
+				buf = appendTerms(buf, t)
 			}
-			s.fieldLen[i][f] = sat16(int(s.fieldLen[i][f]) + len(ts))
+			b.add(f, buf)
+			s.fieldLen[i][f] = sat16(int(s.fieldLen[i][f]) + len(buf))
 		}
-		add(fieldName, terms(name))
-		add(fieldPlugin, pluginTerms)
+		add(fieldName, name)
+		add(fieldPlugin, plugin)
 		for _, k := range sortedKeys(d.Labels) {
-			add(fieldLabels, terms(k))
-			add(fieldLabels, terms(d.Labels[k]))
+			add(fieldLabels, k, d.Labels[k])
 		}
-		add(fieldDesc, terms(d.Description))
+		add(fieldDesc, d.Description)
 		for _, p := range d.Params {
-			add(fieldParamName, terms(p.Name))
-			add(fieldParamDesc, terms(p.Description))
+			add(fieldParamName, p.Name)
+			add(fieldParamDesc, p.Description)
 		}
 		for f := range s.sumLen {
 			s.sumLen[f] += int(s.fieldLen[i][f])
 		}
-		for k, t := range order {
-			s.postings[t] = append(s.postings[t], posting{doc: uint32(i), tf: counts[k]})
+	}
+	s.postings = b.build()
+	return s
+}
+
+// postingsBuilder collects a segment's term occurrences doc by doc, then
+// lays all posting lists out in one array, each list in doc order.
+type postingsBuilder struct {
+	termID   map[string]int32
+	terms    []string
+	df       []int32
+	lastDoc  []int32 // per term: the last doc it occurred in, plus one
+	lastOcc  []int32 // per term: its entry in occs for that doc
+	occs     []occurrence
+	docStart []int32 // per doc: its first entry in occs
+}
+
+type occurrence struct {
+	term int32
+	tf   [numFields]uint8
+}
+
+func (b *postingsBuilder) startDoc() { b.docStart = append(b.docStart, int32(len(b.occs))) }
+
+func (b *postingsBuilder) add(f field, ts []string) {
+	doc := int32(len(b.docStart)) // plus one, so the zero value means none
+	for _, t := range ts {
+		id, ok := b.termID[t]
+		if !ok {
+			id = int32(len(b.terms))
+			b.termID[t] = id
+			b.terms = append(b.terms, t)
+			b.df = append(b.df, 0)
+			b.lastDoc = append(b.lastDoc, 0)
+			b.lastOcc = append(b.lastOcc, 0)
+		}
+		if b.lastDoc[id] != doc {
+			b.lastDoc[id], b.lastOcc[id] = doc, int32(len(b.occs))
+			b.df[id]++
+			b.occs = append(b.occs, occurrence{term: id})
+		}
+		if c := &b.occs[b.lastOcc[id]].tf[f]; *c < 255 {
+			*c++
 		}
 	}
-	// Postings were appended in doc order, so each list is already sorted;
-	// trim the spare capacity append left behind.
-	for t, p := range s.postings {
-		s.postings[t] = slices.Clip(p)
+}
+
+func (b *postingsBuilder) build() map[string][]posting {
+	all := make([]posting, len(b.occs))
+	next := make([]int32, len(b.terms))
+	out := make(map[string][]posting, len(b.terms))
+	at := int32(0)
+	for id, t := range b.terms {
+		next[id] = at
+		out[t] = all[at : at+b.df[id] : at+b.df[id]]
+		at += b.df[id]
 	}
-	return s
+	for doc, start := range b.docStart {
+		end := int32(len(b.occs))
+		if doc+1 < len(b.docStart) {
+			end = b.docStart[doc+1]
+		}
+		for _, o := range b.occs[start:end] {
+			all[next[o.term]] = posting{doc: uint32(doc), tf: o.tf}
+			next[o.term]++
+		}
+	}
+	return out
 }
 
 func sat16(n int) uint16 {

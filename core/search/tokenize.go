@@ -39,16 +39,18 @@ func classify(r rune) runeClass {
 // A single letter next to digits stays attached ("k8s", "s3", "v1", "i18n"),
 // because such short mixes name one thing and are useless in pieces.
 // Lowercasing is per rune with Unicode rules, so no rune is ever cut.
-func Tokenize(s string) []string {
+func Tokenize(s string) []string { return appendTokens(nil, s) }
+
+// appendTokens appends the tokens of s to tokens.
+func appendTokens(tokens []string, s string) []string {
 	if isASCII(s) {
-		return tokenizeASCII(s)
+		return tokenizeASCII(tokens, s)
 	}
-	return tokenizeRunes(s)
+	return tokenizeRunes(tokens, s)
 }
 
 // tokenizeRunes is Tokenize for any text.
-func tokenizeRunes(s string) []string {
-	var tokens []string
+func tokenizeRunes(tokens []string, s string) []string {
 	var pieces []piece
 	var b strings.Builder
 	run := make([]rune, 0, 32)
@@ -79,9 +81,8 @@ func tokenizeRunes(s string) []string {
 
 // tokenizeASCII is Tokenize for the common all-ASCII text: lowercasing
 // keeps byte offsets, so every token is a slice of one lowercased copy.
-func tokenizeASCII(s string) []string {
+func tokenizeASCII(tokens []string, s string) []string {
 	lower := strings.ToLower(s)
-	var tokens []string
 	var pieces []piece
 	for i := 0; i < len(s); {
 		for i < len(s) && asciiClass(s[i]) == classSep {
@@ -135,7 +136,7 @@ type piece struct {
 // and digits, except that digits and a single neighbouring letter stay
 // together ("k8s", "s3", "v1", "i18n").
 func cutPieces(out []piece, n int, class func(int) runeClass) []piece {
-	var raw []piece
+	first := len(out)
 	start := 0
 	for i := 1; i < n; i++ {
 		prev, cur := class(i-1), class(i)
@@ -149,20 +150,23 @@ func cutPieces(out []piece, n int, class func(int) runeClass) []piece {
 			cut = true // "HTTPServer": the last capital starts the next word
 		}
 		if cut {
-			raw = append(raw, piece{start, i, prev == classDigit})
+			out = append(out, piece{start, i, prev == classDigit})
 			start = i
 		}
 	}
-	raw = append(raw, piece{start, n, class(n-1) == classDigit})
+	out = append(out, piece{start, n, class(n-1) == classDigit})
+	// Glue in place: w is where the next merged piece goes.
+	raw, w := out[first:], first
 	for i := 0; i < len(raw); i++ {
 		p := raw[i]
 		for i+1 < len(raw) && glued(raw[i], raw[i+1]) {
 			i++
 			p.end = raw[i].end
 		}
-		out = append(out, p)
+		out[w] = p
+		w++
 	}
-	return out
+	return out[:w]
 }
 
 // glued reports whether two neighbouring pieces stay one token.
@@ -194,14 +198,17 @@ func setOf(words ...string) map[string]bool {
 }
 
 // terms turns text into index terms: tokens without stopwords, stemmed.
-func terms(s string) []string {
-	toks := Tokenize(s)
-	out := toks[:0]
-	for _, t := range toks {
-		if stopwords[t] {
-			continue
+func terms(s string) []string { return appendTerms(nil, s) }
+
+// appendTerms appends the terms of s to dst.
+func appendTerms(dst []string, s string) []string {
+	n := len(dst)
+	dst = appendTokens(dst, s)
+	out := dst[:n]
+	for _, t := range dst[n:] {
+		if !stopwords[t] {
+			out = append(out, stem(t))
 		}
-		out = append(out, stem(t))
 	}
 	return out
 }

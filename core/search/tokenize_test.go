@@ -92,7 +92,7 @@ func FuzzTokenize(f *testing.F) {
 			_ = stem(tok)
 		}
 		if isASCII(s) {
-			if slow := tokenizeRunes(s); !slices.Equal(toks, slow) {
+			if slow := tokenizeRunes(nil, s); !slices.Equal(toks, slow) {
 				t.Fatalf("Tokenize(%q): ASCII path %q, rune path %q", s, toks, slow)
 			}
 		}
