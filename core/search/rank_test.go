@@ -36,3 +36,32 @@ func TestPagesAgreeWithFullRanking(t *testing.T) {
 		}
 	}
 }
+
+// A verb most tools start with must not outweigh the nouns that say which
+// tool is meant, even where the catalog is too small for IDF to tell; nor
+// may flag labels like readOnly=true lend tools the word "read".
+func TestCommonWordsCountLess(t *testing.T) {
+	ix := NewIndex()
+	ix.Replace("k", []Doc{
+		{ID: "x_k_get_pod", Name: "get_pod", Description: "Get a pod", Labels: map[string]string{"readOnly": "true"}},
+		{ID: "x_k_get_node", Name: "get_node", Description: "Get a node", Labels: map[string]string{"readOnly": "true"}},
+		{ID: "x_k_pod_logs", Name: "pod_logs", Description: "Logs of a pod"},
+		{ID: "x_k_node_logs", Name: "node_logs", Description: "Logs of a node"},
+		{ID: "x_k_restart_pod", Name: "restart_pod", Description: "Restart a pod"},
+		{ID: "x_k_read_secret", Name: "read_secret", Description: "Read a secret"},
+		{ID: "x_k_tag", Name: "tag", Description: "Tag a resource", Labels: map[string]string{"team": "platform"}},
+	})
+	for q, want := range map[string]string{
+		"get pod logs": "x_k_pod_logs",
+		"get pod":      "x_k_get_pod",
+		"read":         "x_k_read_secret",
+		"platform":     "x_k_tag",
+	} {
+		if got := ids(t, ix, Query{Text: q}); len(got) == 0 || got[0] != want {
+			t.Errorf("Search(%q) = %v, want %s first", q, got, want)
+		}
+	}
+	if got := ids(t, ix, Query{Text: "read"}); len(got) != 1 {
+		t.Errorf("Search(read) = %v: readOnly labels must not match", got)
+	}
+}

@@ -119,8 +119,13 @@ func newSegment(plugin string, in []Doc) *segment {
 		}
 		add(fieldName, name)
 		add(fieldPlugin, plugin)
+		// Label values describe the tool ("category=monitoring"); keys and
+		// flag values ("readOnly=true") are for filtering and would only
+		// echo words like "read" into unrelated rankings.
 		for _, k := range sortedKeys(d.Labels) {
-			add(fieldLabels, k, d.Labels[k])
+			if v := d.Labels[k]; v != "true" && v != "false" {
+				add(fieldLabels, v)
+			}
 		}
 		add(fieldDesc, d.Description)
 		for _, p := range d.Params {
