@@ -1,0 +1,209 @@
+package prometheus
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/api"
+	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
+
+	"github.com/toolgate/toolgate/sdk/plugin"
+)
+
+// client is one configured connection to a Prometheus server.
+type client struct {
+	api v1.API
+	*settings
+}
+
+func newClient(s *settings) (*client, error) {
+	c, err := api.NewClient(api.Config{
+		Address:      s.baseURL.String(),
+		RoundTripper: &roundTripper{next: s.transport, auth: s.auth, headers: s.headers},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("create Prometheus client for %s: %w", s.baseURL.Redacted(), err)
+	}
+	return &client{api: v1.NewAPI(c), settings: s}, nil
+}
+
+// close drops idle keep-alive connections, so nothing lingers after the
+// client is replaced or the plugin stops.
+func (c *client) close() { c.transport.CloseIdleConnections() }
+
+// HTTPError is an HTTP answer that is not the Prometheus API speaking: an
+// authentication layer's 401, a 404 from a URL that is not Prometheus.
+type HTTPError struct {
+	StatusCode int
+	Status     string
+	Body       string // the start of the body, for the reason a server gave
+}
+
+func (e *HTTPError) Error() string {
+	if e.Body == "" {
+		return "HTTP " + e.Status
+	}
+	return fmt.Sprintf("HTTP %s: %s", e.Status, e.Body)
+}
+
+func newHTTPError(resp *http.Response) *HTTPError {
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+	return &HTTPError{StatusCode: resp.StatusCode, Status: resp.Status, Body: strings.TrimSpace(string(b))}
+}
+
+// Position is where in a PromQL expression Prometheus found a problem.
+type Position struct {
+	Line   int `json:"line"`
+	Column int `json:"column"`
+}
+
+// positionRE finds the "line:col: parse error" Prometheus puts in bad_data
+// messages; the position is only ever given inside the message text.
+var positionRE = regexp.MustCompile(`(?:^|[\s:"])(\d+):(\d+): parse error`)
+
+// parsePosition extracts the parse position from a Prometheus error message.
+func parsePosition(msg string) (Position, bool) {
+	m := positionRE.FindStringSubmatch(msg)
+	if m == nil {
+		return Position{}, false
+	}
+	line, err1 := strconv.Atoi(m[1])
+	col, err2 := strconv.Atoi(m[2])
+	if err1 != nil || err2 != nil || line < 1 || col < 1 {
+		return Position{}, false
+	}
+	return Position{Line: line, Column: col}, true
+}
+
+// toolError is the structured content of a failed call.
+type toolError struct {
+	Kind      string    `json:"kind"` // promql, prometheus, unreachable, timeout, http
+	URL       string    `json:"url"`
+	ErrorType string    `json:"errorType,omitempty"` // Prometheus' own error type
+	Message   string    `json:"message"`
+	Status    int       `json:"status,omitempty"`
+	Position  *Position `json:"position,omitempty"`
+}
+
+// errorResult turns a failed request into a result the assistant can act on.
+// It returns a Go error only when the caller itself went away, which is not
+// the tool's failure to report.
+func (c *client) errorResult(ctx context.Context, query string, err error) (*plugin.Result, error) {
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	te := toolError{URL: c.baseURL.Redacted(), Message: err.Error()}
+	var text string
+	var apiErr *v1.Error
+	var httpErr *HTTPError
+	var netErr net.Error
+	switch {
+	case errors.As(err, &apiErr) && apiErr.Type == v1.ErrBadData:
+		te.Kind, te.ErrorType, te.Message = "promql", string(apiErr.Type), apiErr.Msg
+		text = fmt.Sprintf("Prometheus rejected the request (%s): %s", apiErr.Type, apiErr.Msg)
+		if pos, ok := parsePosition(apiErr.Msg); ok {
+			te.Position = &pos
+			text += "\n" + pointAt(query, pos)
+		}
+	case errors.As(err, &apiErr) && apiErr.Type == v1.ErrTimeout:
+		te.Kind, te.ErrorType, te.Message = "timeout", string(apiErr.Type), apiErr.Msg
+		text = fmt.Sprintf("Prometheus at %s timed out evaluating the query (%s): %s\nNarrow the query: fewer series (add label matchers), a shorter range or a larger step.",
+			te.URL, apiErr.Type, apiErr.Msg)
+	case errors.As(err, &apiErr):
+		te.Kind, te.ErrorType, te.Message = "prometheus", string(apiErr.Type), apiErr.Msg
+		text = fmt.Sprintf("Prometheus at %s answered with an error (%s): %s", te.URL, apiErr.Type, apiErr.Msg)
+		if apiErr.Detail != "" {
+			text += "\n" + truncate(apiErr.Detail, 300)
+		}
+	case errors.As(err, &httpErr):
+		te.Kind, te.Status, te.Message = "http", httpErr.StatusCode, httpErr.Error()
+		text = fmt.Sprintf("Prometheus at %s refused the request: %s", te.URL, httpErr.Error())
+		switch httpErr.StatusCode {
+		case http.StatusUnauthorized, http.StatusForbidden:
+			text += "\nCheck the bearer_token or basic_auth settings of this plugin."
+		case http.StatusNotFound:
+			text += "\nCheck that url points at the Prometheus server (including any path prefix)."
+		}
+	case errors.Is(err, context.DeadlineExceeded) || errors.As(err, &netErr) && netErr.Timeout():
+		te.Kind = "timeout"
+		text = fmt.Sprintf("Prometheus at %s did not answer within %s (timeout). Narrow the query, or raise the plugin's timeout setting if the server is just slow.",
+			te.URL, c.timeout)
+	case errors.As(err, &netErr):
+		te.Kind = "unreachable"
+		text = fmt.Sprintf("Cannot reach Prometheus at %s: %v", te.URL, unwrapURLError(err))
+	default:
+		te.Kind = "prometheus"
+		text = fmt.Sprintf("Request to Prometheus at %s failed: %v", te.URL, err)
+	}
+	res, jerr := plugin.JSON(map[string]any{"error": te}, text)
+	if jerr != nil {
+		return nil, jerr
+	}
+	res.IsError = true
+	return res, nil
+}
+
+// unwrapURLError drops net/http's "Get <url>:" prefix, whose URL carries the
+// whole query string and says nothing the message does not already.
+func unwrapURLError(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}
+
+// pointAt shows the query line at fault with a caret under the column.
+func pointAt(query string, pos Position) string {
+	lines := strings.Split(query, "\n")
+	if pos.Line < 1 || pos.Column < 1 || pos.Line > len(lines) {
+		return fmt.Sprintf("at line %d, column %d", pos.Line, pos.Column)
+	}
+	line := lines[pos.Line-1]
+	col := min(pos.Column, len(line)+1)
+	return fmt.Sprintf("at line %d, column %d:\n  %s\n  %s^", pos.Line, pos.Column, line, strings.Repeat(" ", col-1))
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// queryOpts passes the request timeout on to Prometheus, so the server stops
+// evaluating a query nobody waits for any more.
+func (c *client) queryOpts() []v1.Option {
+	return []v1.Option{v1.WithTimeout(c.timeout)}
+}
+
+// warningsText renders Prometheus' warnings as lines after a result.
+func warningsText(w v1.Warnings) string {
+	var b strings.Builder
+	for _, s := range w {
+		b.WriteString("\nwarning: " + s)
+	}
+	return b.String()
+}
+
+// since formats how long ago t was, for "last scrape 2s ago".
+func since(now, t time.Time) string {
+	if t.IsZero() {
+		return "never"
+	}
+	d := now.Sub(t).Round(time.Second)
+	if d < 0 {
+		d = 0
+	}
+	return d.String() + " ago"
+}

@@ -1,0 +1,123 @@
+package prometheus
+
+import (
+	"math"
+	"testing"
+	"time"
+)
+
+func TestFormatValue(t *testing.T) {
+	for _, tc := range []struct {
+		in   float64
+		want string
+	}{
+		{0, "0"}, {60, "60"}, {-3, "-3"}, {1073741824, "1073741824"},
+		{0.75, "0.75"}, {1.1, "1.1"}, {0.123456789, "0.123457"}, {12345.6789, "12345.7"},
+		{0.0001234, "0.0001234"}, {1e20, "1e+20"},
+		{math.NaN(), "NaN"}, {math.Inf(1), "+Inf"}, {math.Inf(-1), "-Inf"},
+	} {
+		if got := formatValue(tc.in); got != tc.want {
+			t.Errorf("formatValue(%v) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestChooseStep(t *testing.T) {
+	for _, tc := range []struct {
+		span      time.Duration
+		maxPoints int
+		want      time.Duration
+	}{
+		{time.Hour, 120, time.Minute},
+		{time.Hour, 121, 30 * time.Second},
+		{10 * time.Minute, 11, time.Minute},
+		{time.Minute, 1000, time.Second},
+		{24 * time.Hour, 100, 15 * time.Minute},
+		{30 * 24 * time.Hour, 10, 4 * 24 * time.Hour},
+	} {
+		got := chooseStep(tc.span, tc.maxPoints)
+		if got != tc.want || pointsIn(tc.span, got) > tc.maxPoints {
+			t.Errorf("chooseStep(%s, %d) = %s (%d points), want %s", tc.span, tc.maxPoints, got, pointsIn(tc.span, got), tc.want)
+		}
+	}
+}
+
+func TestParseTime(t *testing.T) {
+	now := time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
+	def := time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		in   string
+		want time.Time
+	}{
+		{"", def}, {"now", now}, {"now-1h", now.Add(-time.Hour)}, {"now-7d", now.Add(-7 * 24 * time.Hour)},
+		{"now+5m", now.Add(5 * time.Minute)}, {"1700000000", time.Unix(t0, 0).UTC()},
+		{"1700000000.5", time.Unix(t0, 5e8).UTC()}, {"2023-11-14T22:13:20Z", time.Unix(t0, 0).UTC()},
+	} {
+		got, err := parseTime(tc.in, now, def)
+		if err != nil || !got.Equal(tc.want) {
+			t.Errorf("parseTime(%q) = %s, %v; want %s", tc.in, got, err, tc.want)
+		}
+	}
+	for _, bad := range []string{"yesterday", "now-", "now-1x", "NaN", "2023-11-14"} {
+		if _, err := parseTime(bad, now, def); err == nil {
+			t.Errorf("parseTime(%q) accepted", bad)
+		}
+	}
+}
+
+func TestParsePosition(t *testing.T) {
+	for _, tc := range []struct {
+		msg  string
+		want Position
+		ok   bool
+	}{
+		{`invalid parameter "query": 1:5: parse error: unexpected end of input inside braces`, Position{1, 5}, true},
+		{`1:10: parse error: expected type range vector`, Position{1, 10}, true},
+		{`invalid parameter "query": 3:12: parse error: x`, Position{3, 12}, true},
+		{`query processing would load too many samples`, Position{}, false},
+		{`0:0: parse error: x`, Position{}, false},
+	} {
+		got, ok := parsePosition(tc.msg)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("parsePosition(%q) = %v, %v; want %v, %v", tc.msg, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+func TestPointAt(t *testing.T) {
+	got := pointAt("sum(rate(x[5m])", Position{Line: 1, Column: 16})
+	want := "at line 1, column 16:\n  sum(rate(x[5m])\n                 ^"
+	if got != want {
+		t.Errorf("pointAt:\n%s\nwant:\n%s", got, want)
+	}
+	if got := pointAt("up", Position{Line: 4, Column: 1}); got != "at line 4, column 1" {
+		t.Errorf("pointAt past the end = %q", got)
+	}
+}
+
+// Times and error messages come from outside; their parsers must never panic
+// and must keep their promises.
+func FuzzParseTime(f *testing.F) {
+	for _, s := range []string{"now", "now-1h", "1700000000.25", "2023-11-14T22:13:20Z", "now+", "1e400"} {
+		f.Add(s)
+	}
+	now := time.Unix(t0, 0)
+	f.Fuzz(func(t *testing.T, s string) {
+		_, _ = parseTime(s, now, now)
+		if d, err := parseStep(s); err == nil && d <= 0 {
+			t.Fatalf("parseStep(%q) = %s without error", s, d)
+		}
+	})
+}
+
+func FuzzParsePosition(f *testing.F) {
+	f.Add(`invalid parameter "query": 1:5: parse error: x`)
+	f.Add("99999999999999999999:1: parse error")
+	f.Fuzz(func(t *testing.T, msg string) {
+		pos, ok := parsePosition(msg)
+		if ok && (pos.Line < 1 || pos.Column < 1) {
+			t.Fatalf("position %v from %q", pos, msg)
+		}
+		_ = pointAt(msg, pos)
+	})
+}

@@ -1,0 +1,284 @@
+package prometheus
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
+	"github.com/prometheus/common/model"
+
+	"github.com/toolgate/toolgate/sdk/plugin"
+)
+
+const (
+	descListMetrics = "List the metric names Prometheus has, filtered by a substring or a regular expression, paged. " +
+		"Use it to find which metrics exist before writing a query (e.g. everything about http, latency, memory, disk)."
+	descMetadata = "Describe a metric: its type (counter, gauge, histogram, summary), help text and unit, " +
+		"as the scraped targets declare them. Use it to learn what a metric means and how to query it."
+	descLabelNames = "List the label names (dimensions) used by all series or by the series matching a selector, " +
+		"e.g. which labels http_requests_total has to group or filter by."
+	descLabelValues = "List the values of one label, optionally only on series matching a selector: " +
+		"e.g. all jobs, all instances of a job, all status codes of a metric, all namespaces."
+	descSeries = "Find the time series (full label sets) that match a selector such as " +
+		"http_requests_total{job=\"checkout\"}, to see which series exist and how they are labelled, without their values."
+)
+
+// window reads the optional time window of a metadata lookup; zero times
+// leave Prometheus' own default (all of its data).
+func window(startArg, endArg string) (start, end time.Time, err error) {
+	now := time.Now().UTC()
+	if start, err = parseTime(startArg, now, time.Time{}); err != nil {
+		return start, end, fmt.Errorf("start: %w", err)
+	}
+	if end, err = parseTime(endArg, now, time.Time{}); err != nil {
+		return start, end, fmt.Errorf("end: %w", err)
+	}
+	return start, end, nil
+}
+
+func selectors(s string) []string {
+	if strings.TrimSpace(s) == "" {
+		return nil
+	}
+	return []string{s}
+}
+
+type listMetricsArgs struct {
+	Filter   string `json:"filter,omitempty" description:"Keep names containing this text (case-insensitive), or matching it when regex is true, e.g. \"http\" or \"^node_(cpu|memory)_\"."`
+	Regex    bool   `json:"regex,omitempty" description:"Treat filter as an RE2 regular expression (unanchored) instead of a substring."`
+	Selector string `json:"selector,omitempty" description:"Only metrics of series matching this selector, e.g. {job=\"checkout\"}."`
+	Limit    int    `json:"limit,omitempty" description:"Names per page (default 100)."`
+	Offset   int    `json:"offset,omitempty" description:"Names to skip, for the next page."`
+}
+
+type pageResult[T any] struct {
+	Total  int    `json:"total"`
+	Offset int    `json:"offset"`
+	Items  []T    `json:"items"`
+	Next   *int   `json:"next_offset,omitempty"`
+	Filter string `json:"filter,omitempty"`
+}
+
+func listMetrics(ctx context.Context, c *client, in listMetricsArgs) (*plugin.Result, error) {
+	match := func(string) bool { return true }
+	switch {
+	case in.Filter != "" && in.Regex:
+		re, err := regexp.Compile(in.Filter)
+		if err != nil {
+			return plugin.Errorf("filter is not a valid regular expression: %v", err), nil
+		}
+		match = re.MatchString
+	case in.Filter != "":
+		needle := strings.ToLower(in.Filter)
+		match = func(s string) bool { return strings.Contains(strings.ToLower(s), needle) }
+	}
+	rctx, cancel := c.withTimeout(ctx)
+	defer cancel()
+	names, warnings, err := c.api.LabelValues(rctx, model.MetricNameLabel, selectors(in.Selector), time.Time{}, time.Time{})
+	if err != nil {
+		return c.errorResult(ctx, in.Selector, err)
+	}
+	var kept []string
+	for _, n := range names {
+		if match(string(n)) {
+			kept = append(kept, string(n))
+		}
+	}
+	what := "metric names"
+	if in.Filter != "" {
+		what += fmt.Sprintf(" matching %q", in.Filter)
+	}
+	return pagedList(kept, in.Offset, limitOr(in.Limit, 100), what, in.Filter, warnings)
+}
+
+// pagedList answers a list of names one page at a time.
+func pagedList(items []string, offset, limit int, what, filter string, warnings v1.Warnings) (*plugin.Result, error) {
+	if offset < 0 {
+		return plugin.Errorf("offset must not be negative"), nil
+	}
+	shown, rest := page(items, offset, limit)
+	out := pageResult[string]{Total: len(items), Offset: offset, Items: shown, Filter: filter}
+	if out.Items == nil {
+		out.Items = []string{}
+	}
+	var b strings.Builder
+	switch {
+	case len(items) == 0:
+		fmt.Fprintf(&b, "no %s", what)
+	case len(shown) == 0:
+		fmt.Fprintf(&b, "%d %s; offset %d is past the end", len(items), what, offset)
+	default:
+		fmt.Fprintf(&b, "%d %s (showing %d–%d)\n%s", len(items), what, offset+1, offset+len(shown), strings.Join(shown, "\n"))
+	}
+	if rest > 0 {
+		next := offset + len(shown)
+		out.Next = &next
+		fmt.Fprintf(&b, "\n… %d more not shown; call again with offset=%d, or narrow with a filter.", rest, next)
+	}
+	return plugin.JSON(out, b.String()+warningsText(warnings))
+}
+
+type metadataArgs struct {
+	Metric string `json:"metric" description:"Metric name, e.g. http_requests_total or http_request_duration_seconds (a histogram's _bucket/_sum/_count names work too)."`
+}
+
+type metadataResult struct {
+	Metric   string                   `json:"metric"`
+	Family   string                   `json:"family,omitempty"` // the name metadata was found under, when it differs
+	Metadata map[string][]v1.Metadata `json:"metadata"`
+}
+
+// familySuffixes are the sample-name suffixes metadata is not kept under.
+var familySuffixes = []string{"_bucket", "_count", "_sum", "_total", "_created", "_info"}
+
+func metricMetadata(ctx context.Context, c *client, in metadataArgs) (*plugin.Result, error) {
+	if strings.TrimSpace(in.Metric) == "" {
+		return plugin.Errorf("metric is required, e.g. http_requests_total; use list_metrics to find names"), nil
+	}
+	candidates := []string{in.Metric}
+	for _, suf := range familySuffixes {
+		if base, ok := strings.CutSuffix(in.Metric, suf); ok && base != "" {
+			candidates = append(candidates, base)
+		}
+	}
+	for _, name := range candidates {
+		rctx, cancel := c.withTimeout(ctx)
+		md, err := c.api.Metadata(rctx, name, "")
+		cancel()
+		if err != nil {
+			return c.errorResult(ctx, "", err)
+		}
+		if len(md) == 0 {
+			continue
+		}
+		out := metadataResult{Metric: in.Metric, Metadata: md}
+		head := ""
+		if name != in.Metric {
+			out.Family = name
+			head = fmt.Sprintf("%s belongs to the metric family %s:\n", in.Metric, name)
+		}
+		t := newTable("METRIC", "TYPE", "UNIT", "HELP")
+		for _, m := range md[name] {
+			unit := m.Unit
+			if unit == "" {
+				unit = "-"
+			}
+			t.row(name, string(m.Type), unit, m.Help)
+		}
+		return plugin.JSON(out, head+t.String())
+	}
+	return plugin.JSON(metadataResult{Metric: in.Metric, Metadata: map[string][]v1.Metadata{}},
+		fmt.Sprintf("no metadata for %s. Prometheus only has metadata for metrics its targets currently expose "+
+			"(not for recording-rule or backfilled series); check the name with list_metrics or series.", in.Metric))
+}
+
+type labelNamesArgs struct {
+	Selector string `json:"selector,omitempty" description:"Only labels of series matching this selector, e.g. http_requests_total or {job=\"checkout\"}."`
+	Start    string `json:"start,omitempty" description:"Only series with data after this time: RFC 3339, Unix seconds or \"now-1h\". Default: all data Prometheus has."`
+	End      string `json:"end,omitempty" description:"Only series with data before this time: RFC 3339, Unix seconds or \"now\". Default: all data Prometheus has."`
+}
+
+func labelNames(ctx context.Context, c *client, in labelNamesArgs) (*plugin.Result, error) {
+	start, end, err := window(in.Start, in.End)
+	if err != nil {
+		return plugin.Errorf("%v", err), nil
+	}
+	rctx, cancel := c.withTimeout(ctx)
+	defer cancel()
+	names, warnings, err := c.api.LabelNames(rctx, selectors(in.Selector), start, end)
+	if err != nil {
+		return c.errorResult(ctx, in.Selector, err)
+	}
+	what := "label names"
+	if in.Selector != "" {
+		what += " on " + in.Selector
+	}
+	return pagedList(names, 0, 0, what, "", warnings)
+}
+
+type labelValuesArgs struct {
+	Label    string `json:"label" description:"Label name, e.g. job, instance, namespace, code."`
+	Selector string `json:"selector,omitempty" description:"Only values on series matching this selector, e.g. http_requests_total{job=\"checkout\"}."`
+	Start    string `json:"start,omitempty" description:"Only series with data after this time: RFC 3339, Unix seconds or \"now-1h\". Default: all data Prometheus has."`
+	End      string `json:"end,omitempty" description:"Only series with data before this time: RFC 3339, Unix seconds or \"now\". Default: all data Prometheus has."`
+	Limit    int    `json:"limit,omitempty" description:"Values per page (default 200)."`
+	Offset   int    `json:"offset,omitempty" description:"Values to skip, for the next page."`
+}
+
+func labelValues(ctx context.Context, c *client, in labelValuesArgs) (*plugin.Result, error) {
+	if strings.TrimSpace(in.Label) == "" {
+		return plugin.Errorf("label is required, e.g. job; use label_names to list them"), nil
+	}
+	start, end, err := window(in.Start, in.End)
+	if err != nil {
+		return plugin.Errorf("%v", err), nil
+	}
+	rctx, cancel := c.withTimeout(ctx)
+	defer cancel()
+	vals, warnings, err := c.api.LabelValues(rctx, in.Label, selectors(in.Selector), start, end)
+	if err != nil {
+		return c.errorResult(ctx, in.Selector, err)
+	}
+	items := make([]string, len(vals))
+	for i, v := range vals {
+		items[i] = string(v)
+	}
+	what := fmt.Sprintf("values of %s", in.Label)
+	if in.Selector != "" {
+		what += " on " + in.Selector
+	}
+	return pagedList(items, in.Offset, limitOr(in.Limit, 200), what, "", warnings)
+}
+
+type seriesArgs struct {
+	Selector string `json:"selector" description:"Series selector, e.g. up{job=\"checkout\"} or {__name__=~\"http_.*\", code=\"500\"}."`
+	Start    string `json:"start,omitempty" description:"Only series with data after this time: RFC 3339, Unix seconds or \"now-1h\". Default: all data Prometheus has."`
+	End      string `json:"end,omitempty" description:"Only series with data before this time: RFC 3339, Unix seconds or \"now\". Default: all data Prometheus has."`
+	Limit    int    `json:"limit,omitempty" description:"At most this many series (default: the plugin's max_series)."`
+}
+
+type seriesResult struct {
+	Selector  string           `json:"selector"`
+	Total     int              `json:"total"`
+	Series    []model.LabelSet `json:"series"`
+	Truncated *truncated       `json:"truncated,omitempty"`
+}
+
+func findSeries(ctx context.Context, c *client, in seriesArgs) (*plugin.Result, error) {
+	if strings.TrimSpace(in.Selector) == "" {
+		return plugin.Errorf("selector is required, e.g. up or http_requests_total{job=\"checkout\"}"), nil
+	}
+	start, end, err := window(in.Start, in.End)
+	if err != nil {
+		return plugin.Errorf("%v", err), nil
+	}
+	rctx, cancel := c.withTimeout(ctx)
+	defer cancel()
+	sets, warnings, err := c.api.Series(rctx, []string{in.Selector}, start, end)
+	if err != nil {
+		return c.errorResult(ctx, in.Selector, err)
+	}
+	limit := limitOr(in.Limit, c.maxSeries)
+	shown, rest := page(sets, 0, limit)
+	out := seriesResult{Selector: in.Selector, Total: len(sets), Series: shown}
+	if out.Series == nil {
+		out.Series = []model.LabelSet{}
+	}
+	var b strings.Builder
+	if len(sets) == 0 {
+		fmt.Fprintf(&b, "no series match %s", in.Selector)
+	} else {
+		fmt.Fprintf(&b, "%s match %s", plural(len(sets), "series", "series"), in.Selector)
+	}
+	for _, s := range shown {
+		b.WriteString("\n" + seriesName(model.Metric(s)))
+	}
+	if rest > 0 {
+		b.WriteString("\n" + moreLine(rest, len(sets), "series", "Add label matchers to the selector, or raise limit."))
+		out.Truncated = &truncated{Total: len(sets), Shown: len(shown), Limit: fmt.Sprintf("limit=%d", limit)}
+	}
+	return plugin.JSON(out, b.String()+warningsText(warnings))
+}
