@@ -108,6 +108,7 @@ func (s *Supervisor) Run(ctx context.Context) {
 		case <-exited:
 			p := o.plugin
 			s.dropPlugin(o)
+			p.Kill() // the process is gone; this ends the rest of its group and its connection
 			s.failed(o, "plugin process "+p.ExitStatus(), p.Stderr(), false)
 
 		case err := <-pings:
@@ -222,7 +223,8 @@ func (s *Supervisor) failed(o *owner, reason string, stderr []string, permanent 
 	case len(o.crashes) >= s.policy.MaxCrashes:
 		o.status.NextTry = now.Add(s.policy.Cooldown)
 		o.timer = time.NewTimer(s.policy.Cooldown)
-		s.set(o, Failed, fmt.Sprintf("%d failures within %s: %s", len(o.crashes), s.policy.CrashWindow, reason), nil)
+		o.status.LastError = fmt.Sprintf("%d failures within %s, last: %s", len(o.crashes), s.policy.CrashWindow, reason)
+		s.set(o, Failed, o.status.LastError, nil)
 	default:
 		wait := s.policy.backoff(o.retry)
 		o.retry++

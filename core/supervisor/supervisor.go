@@ -145,7 +145,12 @@ func (s *Supervisor) acquire(ctx context.Context) (*pluginhost.Plugin, error) {
 		st := sn.status
 		switch st.State {
 		case Running:
-			return sn.plugin, nil
+			select {
+			case <-sn.plugin.Exited():
+				// Dead but not yet seen by the owner: wait for it to move on.
+			default:
+				return sn.plugin, nil
+			}
 		case Failed:
 			reason := st.LastError
 			if !st.NextTry.IsZero() {

@@ -38,6 +38,9 @@ func (t *tail) add(line []byte) {
 		return
 	}
 	s := readable(line)
+	if s == "" {
+		return
+	}
 	if len(t.lines) == t.max {
 		copy(t.lines, t.lines[1:])
 		t.lines = t.lines[:t.max-1]
@@ -45,13 +48,17 @@ func (t *tail) add(line []byte) {
 	t.lines = append(t.lines, s)
 }
 
-// readable renders an hclog JSON line as "level: message"; other lines as is.
+// readable renders an hclog JSON line as "level: message", and drops debug
+// and trace lines (go-plugin's own chatter); other lines stay as they are.
 func readable(line []byte) string {
 	var entry struct {
 		Level   string `json:"@level"`
 		Message string `json:"@message"`
 	}
 	if line[0] == '{' && json.Unmarshal(line, &entry) == nil && entry.Message != "" {
+		if entry.Level == "debug" || entry.Level == "trace" {
+			return ""
+		}
 		return entry.Level + ": " + entry.Message
 	}
 	const max = 500

@@ -1,0 +1,274 @@
+package supervisor
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"go.uber.org/goleak"
+
+	"github.com/toolgate/toolgate/core/catalog"
+	"github.com/toolgate/toolgate/sdk/protov1"
+)
+
+var testPlugin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "supervisor-test")
+	if err != nil {
+		panic(err)
+	}
+	testPlugin = filepath.Join(dir, "testplugin")
+	build := exec.Command("go", "build", "-o", testPlugin, "./plugintest/testplugin")
+	build.Dir = "../../sdk"
+	if out, err := build.CombinedOutput(); err != nil {
+		panic("build testplugin: " + err.Error() + "\n" + string(out))
+	}
+	goleak.VerifyTestMain(m)
+	os.RemoveAll(dir)
+}
+
+var fast = Policy{
+	BackoffBase: 20 * time.Millisecond, BackoffMax: 100 * time.Millisecond, HealthyAfter: time.Minute,
+	MaxCrashes: 3, CrashWindow: time.Minute, Cooldown: time.Hour,
+	PingEvery: 100 * time.Millisecond, PingTimeout: 100 * time.Millisecond, MaxMissedPings: 3,
+	StopGrace: time.Second, LearnIdle: time.Minute,
+}
+
+type harness struct {
+	sup    *Supervisor
+	mu     sync.Mutex
+	events []Event
+	man    *catalog.Manifest
+}
+
+func (h *harness) transitions() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var out []string
+	for _, e := range h.events {
+		out = append(out, string(e.To))
+	}
+	return out
+}
+
+func run(t *testing.T, spec Spec, policy Policy) *harness {
+	t.Helper()
+	if spec.Name == "" {
+		spec.Name = "test"
+	}
+	if spec.Path == "" {
+		spec.Path = testPlugin
+	}
+	spec.Env = append(spec.Env, "PATH="+os.Getenv("PATH"))
+	h := &harness{}
+	h.sup = New(spec, policy, Hooks{
+		Manifest: func(_ string, m *catalog.Manifest) { h.mu.Lock(); h.man = m; h.mu.Unlock() },
+		Event:    func(e Event) { h.mu.Lock(); h.events = append(h.events, e); h.mu.Unlock() },
+	}, hclog.NewNullLogger())
+	ctx, cancel := context.WithCancel(context.Background())
+	go h.sup.Run(ctx)
+	t.Cleanup(func() {
+		cancel()
+		<-h.sup.Done()
+	})
+	return h
+}
+
+func call(ctx context.Context, s *Supervisor, tool, args string, retry bool) (*protov1.Result, error) {
+	return s.Call(ctx, &protov1.CallRequest{Name: tool, Arguments: json.RawMessage(args)}, nil, retry)
+}
+
+func waitState(t *testing.T, s *Supervisor, want State, within time.Duration) Status {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		st := s.Status()
+		if st.State == want {
+			return st
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("state %s after %s, want %s (last error: %s)", st.State, within, want, st.LastError)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestLazyStartIsSharedByConcurrentCallers(t *testing.T) {
+	h := run(t, Spec{}, fast)
+	if st := h.sup.Status(); st.State != Lazy || st.Pid != 0 {
+		t.Fatalf("before any call: %+v", st)
+	}
+	var wg sync.WaitGroup
+	for i := 0; i < 10; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := call(context.Background(), h.sup, "echo", `{"text":"x"}`, false)
+			if err != nil || res.Content[0].Text != "x" {
+				t.Errorf("call: %v %+v", err, res)
+			}
+		}()
+	}
+	wg.Wait()
+	if got := strings.Join(h.transitions(), ","); got != "starting,running" {
+		t.Errorf("transitions = %s, want one start", got)
+	}
+	if h.man == nil || len(h.man.Tools) == 0 {
+		t.Error("manifest not learned")
+	}
+}
+
+func TestCrashEndsInFlightCallAndRestarts(t *testing.T) {
+	h := run(t, Spec{AutoStart: true}, fast)
+	st := waitState(t, h.sup, Running, 10*time.Second)
+	errc := make(chan error, 1)
+	go func() {
+		_, err := call(context.Background(), h.sup, "sleep", `{"ms":10000}`, false)
+		errc <- err
+	}()
+	time.Sleep(200 * time.Millisecond)
+	killed := time.Now()
+	_ = syscall.Kill(st.Pid, syscall.SIGKILL)
+	select {
+	case err := <-errc:
+		var crash *CrashError
+		if !errors.As(err, &crash) || crash.Status != "killed by signal SIGKILL" || crash.Tool != "sleep" {
+			t.Fatalf("in-flight call: %v", err)
+		}
+		if d := time.Since(killed); d > time.Second {
+			t.Errorf("in-flight call ended %v after the kill", d)
+		}
+	case <-time.After(3 * time.Second):
+		t.Fatal("in-flight call did not end")
+	}
+	res, err := call(context.Background(), h.sup, "echo", `{"text":"back"}`, false)
+	if err != nil || res.Content[0].Text != "back" {
+		t.Fatalf("call after restart: %v", err)
+	}
+	if st2 := h.sup.Status(); st2.Pid == st.Pid || st2.Restarts != 1 {
+		t.Errorf("after restart: %+v", st2)
+	}
+}
+
+func TestReadOnlyCallIsRetriedAfterCrash(t *testing.T) {
+	h := run(t, Spec{AutoStart: true}, fast)
+	st := waitState(t, h.sup, Running, 10*time.Second)
+	go func() {
+		time.Sleep(150 * time.Millisecond)
+		_ = syscall.Kill(st.Pid, syscall.SIGKILL)
+	}()
+	res, err := call(context.Background(), h.sup, "sleep", `{"ms":400}`, true)
+	if err != nil || res.Content[0].Text != "slept" {
+		t.Fatalf("retried call: %v %+v", err, res)
+	}
+}
+
+func TestStartupFailureOpensCircuitWithStderr(t *testing.T) {
+	h := run(t, Spec{Env: []string{"TESTPLUGIN_DIE_AT_START=1"}}, fast)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, err := call(ctx, h.sup, "echo", `{}`, false)
+	var un *UnavailableError
+	if !errors.As(err, &un) || un.State != Failed {
+		t.Fatalf("err = %v, want the circuit open", err)
+	}
+	if !strings.Contains(err.Error(), "dying at start as asked") || !strings.Contains(err.Error(), "3 failures") {
+		t.Errorf("reason lacks stderr or count: %v", err)
+	}
+	begin := time.Now()
+	if _, err := call(ctx, h.sup, "echo", `{}`, false); !errors.Is(err, ErrUnavailable) || time.Since(begin) > 50*time.Millisecond {
+		t.Errorf("call to failed plugin: %v after %v", err, time.Since(begin))
+	}
+	if got := h.transitions(); strings.Count(","+strings.Join(got, ",")+",", ",starting,") != 3 {
+		t.Errorf("transitions = %v, want 3 starts", got)
+	}
+}
+
+func TestConfigErrorFailsAtOnce(t *testing.T) {
+	h := run(t, Spec{Config: json.RawMessage(`{"x":1}`), ConfigError: func(ce *protov1.ConfigError) error {
+		return errors.New("toolgate.hcl:3:5: " + ce.Fields[0].Path + ": " + ce.Fields[0].Message)
+	}}, fast)
+	_, err := call(context.Background(), h.sup, "echo", `{}`, false)
+	if err == nil || !strings.Contains(err.Error(), "toolgate.hcl:3:5: x: this plugin takes no configuration") {
+		t.Fatalf("err = %v", err)
+	}
+	if st := h.sup.Status(); st.State != Failed || !st.NextTry.IsZero() {
+		t.Errorf("status %+v, want failed with no automatic retry", st)
+	}
+}
+
+func TestHungPluginIsReplaced(t *testing.T) {
+	h := run(t, Spec{AutoStart: true}, fast)
+	st := waitState(t, h.sup, Running, 10*time.Second)
+	_ = syscall.Kill(st.Pid, syscall.SIGSTOP)
+	deadline := time.Now().Add(5 * time.Second)
+	for h.sup.Status().Pid == st.Pid || h.sup.Status().State != Running {
+		if time.Now().After(deadline) {
+			t.Fatalf("hung plugin not replaced: %+v", h.sup.Status())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !strings.Contains(strings.Join(h.transitions(), ","), "restarting") {
+		t.Errorf("transitions = %v", h.transitions())
+	}
+}
+
+func TestStopStartAndIdle(t *testing.T) {
+	h := run(t, Spec{IdleTimeout: 200 * time.Millisecond}, fast)
+	if _, err := call(context.Background(), h.sup, "echo", `{"text":"a"}`, false); err != nil {
+		t.Fatal(err)
+	}
+	pid := h.sup.Status().Pid
+	waitState(t, h.sup, Lazy, 3*time.Second)
+	if syscall.Kill(pid, 0) == nil {
+		t.Errorf("idle plugin process %d still alive", pid)
+	}
+	if err := h.sup.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := call(context.Background(), h.sup, "echo", `{}`, false); !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "core_plugin_start") {
+		t.Errorf("call to stopped plugin: %v", err)
+	}
+	if err := h.sup.Start(context.Background()); err != nil || h.sup.Status().State != Running {
+		t.Errorf("start: %v %+v", err, h.sup.Status())
+	}
+}
+
+func TestCallWaitsForRestartUpToDeadline(t *testing.T) {
+	slow := fast
+	slow.BackoffBase, slow.BackoffMax = 2*time.Second, 2*time.Second
+	h := run(t, Spec{AutoStart: true}, slow)
+	st := waitState(t, h.sup, Running, 10*time.Second)
+	_ = syscall.Kill(st.Pid, syscall.SIGKILL)
+	waitState(t, h.sup, Restarting, 2*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	_, err := call(ctx, h.sup, "echo", `{}`, false)
+	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "restarting") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestBackoff(t *testing.T) {
+	p := DefaultPolicy
+	for n, max := range []time.Duration{200 * time.Millisecond, 400 * time.Millisecond, 800 * time.Millisecond} {
+		for i := 0; i < 50; i++ {
+			if d := p.backoff(n); d < max/2 || d > max {
+				t.Fatalf("backoff(%d) = %v, want within [%v, %v]", n, d, max/2, max)
+			}
+		}
+	}
+	if d := p.backoff(40); d > p.BackoffMax || d < p.BackoffMax/2 {
+		t.Errorf("backoff(40) = %v, want capped at %v", d, p.BackoffMax)
+	}
+}
