@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -97,12 +98,52 @@ func (s *Server) serveLine(ctx context.Context, se *session, w *lineWriter, line
 		return
 	}
 	calls.Go(func() {
-		rs := &requestState{ctx: ctx, stream: w, progressToken: env.callParams().Meta.ProgressToken}
+		cs := &callStream{w: w}
+		rs := &requestState{ctx: ctx, stream: cs, progressToken: env.callParams().Meta.ProgressToken}
 		resp := s.dispatch(ctx, se, line, env, rs)
 		if resp != nil && !rs.cancelled.Load() {
+			cs.settle(ctx)
 			_ = w.send(resp)
 		}
 	})
+}
+
+// settleDelay separates a call's result from the progress and log lines just
+// before it. The official TypeScript client handles notifications a microtask
+// after the message that carried them but responses at once, so when the last
+// progress lines and the result arrive in one read it has already forgotten the
+// call and reports the progress as "unknown token". A read boundary between
+// them avoids that; calls that reported nothing are not delayed.
+const settleDelay = 20 * time.Millisecond
+
+// callStream is one request's view of the shared output.
+type callStream struct {
+	w    *lineWriter
+	last atomic.Int64 // unix nanoseconds of the last event written
+}
+
+func (c *callStream) send(msg any) error {
+	err := c.w.send(msg)
+	c.last.Store(time.Now().UnixNano())
+	return err
+}
+
+// settle waits until settleDelay has passed since the call's last event.
+func (c *callStream) settle(ctx context.Context) {
+	last := c.last.Load()
+	if last == 0 {
+		return
+	}
+	wait := settleDelay - time.Since(time.Unix(0, last))
+	if wait <= 0 {
+		return
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
 }
 
 // lineWriter writes one JSON message per line; concurrent senders never
