@@ -14,6 +14,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"runtime/debug"
 	"sync"
@@ -112,7 +113,7 @@ func (b *Backend) Configure(ctx context.Context, raw json.RawMessage) error {
 	}
 	s, err := startSession(ctx, cfg, b.log, b.watchers.broadcast)
 	if err != nil {
-		return err
+		return fmt.Errorf("start %s: %w", cfg.command, err)
 	}
 	b.mu.Lock()
 	b.sess = s

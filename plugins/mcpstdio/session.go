@@ -23,6 +23,8 @@ const (
 	// stopGrace is how long each step of stopping the server may take: stdin
 	// EOF, then SIGTERM, then SIGKILL.
 	stopGrace = 2 * time.Second
+	// abortGrace replaces stopGrace for a server that failed to start.
+	abortGrace = 500 * time.Millisecond
 	// exitWait bounds how long a failed start waits for the server's exit
 	// status once the transport saw its stdout close.
 	exitWait = stderrGrace + time.Second
@@ -134,7 +136,11 @@ func (s *session) abort(stage string, err error) error {
 		died = true
 	default:
 	}
-	s.stop()
+	if errors.Is(err, context.DeadlineExceeded) {
+		err = fmt.Errorf("no answer within init_timeout %s: %w", s.cfg.initTimeout, err)
+	}
+	// A server that did not answer in time gets no long goodbye.
+	s.stopWithin(abortGrace)
 	if died {
 		return fmt.Errorf("%s: %w", stage, s.proc.exitError())
 	}
@@ -145,10 +151,12 @@ func (s *session) abort(stage string, err error) error {
 }
 
 // stop ends the server and every goroutine of the session.
-func (s *session) stop() {
+func (s *session) stop() { s.stopWithin(stopGrace) }
+
+func (s *session) stopWithin(grace time.Duration) {
 	s.stopOnce.Do(func() { close(s.stopping) })
 	_ = s.client.Close()
-	s.proc.stop(stopGrace)
+	s.proc.stop(grace)
 	s.cancel()
 	s.wg.Wait()
 }

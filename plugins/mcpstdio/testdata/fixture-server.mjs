@@ -21,6 +21,7 @@ const tools = [
   { name: "add-prompt", description: "Register a prompt with the given name.", inputSchema: obj({ name: { type: "string" } }, ["name"]) },
   { name: "log-and-answer", description: "Send a log message, then answer.", inputSchema: obj({ text: { type: "string" } }) },
   { name: "touch-resource", description: "Announce that a resource changed.", inputSchema: obj({ uri: { type: "string" } }, ["uri"]) },
+  { name: "wait-for-cancel", description: "Answer only when cancelled; say so on stderr.", inputSchema: obj() },
   { name: "noise", description: "Print a non-JSON line to stdout, then answer.", inputSchema: obj() },
   { name: "rich", description: "Answer with every kind of content.", inputSchema: obj(),
     outputSchema: obj({ ok: { type: "boolean" } }), annotations: { readOnlyHint: true, idempotentHint: true },
@@ -37,7 +38,7 @@ server.setRequestHandler(types.ListResourcesRequestSchema, async () => ({ resour
 server.setRequestHandler(types.GetPromptRequestSchema, async (req) => ({
   messages: [{ role: "user", content: { type: "text", text: `hello ${req.params.arguments?.who}` } }],
 }));
-server.setRequestHandler(types.CallToolRequestSchema, async (req) => {
+server.setRequestHandler(types.CallToolRequestSchema, async (req, extra) => {
   const args = req.params.arguments ?? {};
   const text = (t) => ({ content: [{ type: "text", text: t }] });
   switch (req.params.name) {
@@ -55,6 +56,10 @@ server.setRequestHandler(types.CallToolRequestSchema, async (req) => {
     case "touch-resource":
       await server.sendResourceUpdated({ uri: args.uri });
       return text("touched");
+    case "wait-for-cancel":
+      await new Promise((resolve) => extra.signal.addEventListener("abort", resolve));
+      process.stderr.write(`cancelled request ${extra.requestId}: ${extra.signal.reason}\n`);
+      return text("too late");
     case "noise":
       process.stdout.write("debug: this line is not JSON\n");
       return text("quiet again");
