@@ -48,7 +48,7 @@ func serveCmd() *cobra.Command {
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			return serve(ctx, cfg, logger, in, out)
+			return serve(ctx, cfg, logger, in, out, nil)
 		},
 	}
 	c.Flags().StringVar(&configPath, "config", "", "config file (default $TOOLGATE_CONFIG, ./toolgate.hcl, then the built-in example)")
@@ -59,7 +59,9 @@ func serveCmd() *cobra.Command {
 
 // serve runs the gateway until ctx ends: stop taking work, let calls in flight
 // finish up to the grace period, stop every plugin, return when all are gone.
-func serve(ctx context.Context, cfg *config.Config, logger hclog.Logger, in, out *os.File) error {
+// ready, if not nil, learns the HTTP address once connections are accepted
+// (client commands run a gateway in-process on an ephemeral port).
+func serve(ctx context.Context, cfg *config.Config, logger hclog.Logger, in, out *os.File, ready func(net.Addr)) error {
 	self, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("find own executable for built-in plugins: %w", err)
@@ -80,6 +82,9 @@ func serve(ctx context.Context, cfg *config.Config, logger hclog.Logger, in, out
 	} else {
 		err = gw.front.ServeHTTP(ctx, cfg.Listen.HTTP, func(a net.Addr) {
 			logger.Info("serving MCP", "url", fmt.Sprintf("%s://%s/mcp", scheme(cfg), a), "plugins", len(cfg.Plugins))
+			if ready != nil {
+				ready(a)
+			}
 		})
 	}
 	if err != nil && !errors.Is(err, context.Canceled) {

@@ -1,0 +1,42 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/spf13/cobra"
+
+	"github.com/toolgate/toolgate/core/bridge"
+	"github.com/toolgate/toolgate/core/client"
+)
+
+func init() { clientCommands = append(clientCommands, bridgeCmd) }
+
+func bridgeCmd() *cobra.Command {
+	var url, token, level string
+	c := &cobra.Command{
+		Use:   "bridge --url URL [--token TOKEN]",
+		Short: "Serve MCP on stdio and forward it to a gateway over streamable HTTP (for IDEs)",
+		Long: "An IDE starts `toolgate bridge` as a stdio MCP server; every message goes to the\n" +
+			"gateway at --url and back. When the gateway restarts, the bridge opens a new\n" +
+			"session by itself. Logs go to stderr.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if token == "" {
+				token = os.Getenv("TOOLGATE_TOKEN")
+			}
+			logger := hclog.New(&hclog.LoggerOptions{Name: "toolgate-bridge", Level: hclog.LevelFromString(level), Output: os.Stderr})
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			logger.Debug("bridging stdio", "url", url)
+			return bridge.Run(ctx, os.Stdin, os.Stdout, bridge.Options{URL: url, Token: token, Logger: logger})
+		},
+	}
+	c.Flags().StringVar(&url, "url", client.DefaultURL, "the gateway's streamable HTTP endpoint")
+	c.Flags().StringVar(&token, "token", "", "bearer token for the gateway (default $TOOLGATE_TOKEN)")
+	c.Flags().StringVar(&level, "log-level", "info", "trace, debug, info, warn or error")
+	return c
+}

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/toolgate/toolgate/core/client"
+)
+
+func init() { clientCommands = append(clientCommands, pluginsCmd) }
+
+func pluginsCmd() *cobra.Command {
+	var f clientFlags
+	status := func(cmd *cobra.Command, args []string) error {
+		s, err := f.connect(cmd)
+		if err != nil {
+			return err
+		}
+		defer s.Close()
+		var plugins []client.Plugin
+		if len(args) == 1 {
+			p, err := s.PluginDo(cmd.Context(), client.PluginGet, args[0])
+			if err != nil {
+				return toolFailure(cmd, err)
+			}
+			plugins = []client.Plugin{*p}
+		} else if plugins, err = s.Plugins(cmd.Context()); err != nil {
+			return toolFailure(cmd, err)
+		}
+		if f.json() {
+			return printJSON(cmd.OutOrStdout(), plugins)
+		}
+		return pluginTable(cmd, plugins)
+	}
+	c := &cobra.Command{
+		Use:   "plugins [status [NAME] | start|stop|restart NAME]",
+		Short: "Show plugins' state, or start, stop or restart one",
+		Args:  cobra.NoArgs,
+		RunE:  status,
+	}
+	f.add(c)
+	c.AddCommand(&cobra.Command{
+		Use:               "status [NAME]",
+		Short:             "Show every plugin's state, or one plugin's",
+		Args:              cobra.MaximumNArgs(1),
+		ValidArgsFunction: completePlugins(&f),
+		RunE:              status,
+	})
+	for _, a := range []struct {
+		action client.PluginAction
+		short  string
+	}{
+		{client.PluginStart, "Start a lazy or stopped plugin and wait until it runs"},
+		{client.PluginStop, "Stop a plugin (its tools stay listed; calls are refused until it starts again)"},
+		{client.PluginRestart, "Restart a plugin, closing an open circuit breaker"},
+	} {
+		c.AddCommand(&cobra.Command{
+			Use:               string(a.action) + " NAME",
+			Short:             a.short,
+			Args:              cobra.ExactArgs(1),
+			ValidArgsFunction: completePlugins(&f),
+			RunE: func(cmd *cobra.Command, args []string) error {
+				s, err := f.connect(cmd)
+				if err != nil {
+					return err
+				}
+				defer s.Close()
+				p, err := s.PluginDo(cmd.Context(), a.action, args[0])
+				if err != nil {
+					return toolFailure(cmd, err)
+				}
+				if f.json() {
+					return printJSON(cmd.OutOrStdout(), p)
+				}
+				return pluginTable(cmd, []client.Plugin{*p})
+			},
+		})
+	}
+	return c
+}
+
+func pluginTable(cmd *cobra.Command, plugins []client.Plugin) error {
+	rows := make([][]string, 0, len(plugins))
+	for _, p := range plugins {
+		pid, uptime := "", ""
+		if p.Pid != 0 {
+			pid = fmt.Sprint(p.Pid)
+			uptime = (time.Duration(p.UptimeSeconds) * time.Second).String()
+		}
+		rows = append(rows, []string{p.Name, p.State, fmt.Sprint(p.Tools), pid, uptime, fmt.Sprint(p.Restarts), oneLine(p.LastError)})
+	}
+	return table(cmd.OutOrStdout(), []string{"PLUGIN", "STATE", "TOOLS", "PID", "UPTIME", "RESTARTS", "LAST ERROR"}, rows)
+}

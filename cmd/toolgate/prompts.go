@@ -1,0 +1,94 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/toolgate/toolgate/core/client"
+)
+
+func init() { clientCommands = append(clientCommands, promptsCmd) }
+
+func promptsCmd() *cobra.Command {
+	var f clientFlags
+	c := &cobra.Command{
+		Use:   "prompts",
+		Short: "List prompt templates and render one",
+		Args:  cobra.NoArgs,
+	}
+	f.add(c)
+
+	var (
+		plugin string
+		page   client.Page
+	)
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List prompt templates",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			s, err := f.connect(cmd)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			l, err := s.ListPrompts(cmd.Context(), plugin, page)
+			if err != nil {
+				return toolFailure(cmd, err)
+			}
+			if f.json() {
+				return printJSON(cmd.OutOrStdout(), l)
+			}
+			rows := make([][]string, 0, len(l.Prompts))
+			for _, p := range l.Prompts {
+				rows = append(rows, []string{p.Name, p.Plugin, p.Summary})
+			}
+			return table(cmd.OutOrStdout(), []string{"NAME", "PLUGIN", "SUMMARY"}, rows)
+		},
+	}
+	list.Flags().StringVar(&plugin, "plugin", "", "only this plugin's prompts")
+	list.Flags().IntVar(&page.Limit, "limit", 1000, "at most this many prompts")
+	list.Flags().IntVar(&page.Offset, "offset", 0, "skip this many prompts")
+	_ = list.RegisterFlagCompletionFunc("plugin", completePlugins(&f))
+
+	var args []string
+	get := &cobra.Command{
+		Use:               "get NAME [--arg key=value ...]",
+		Short:             "Render a prompt template into messages",
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: completePrompts(&f),
+		RunE: func(cmd *cobra.Command, pos []string) error {
+			in, err := keyValues("--arg", args)
+			if err != nil {
+				return err
+			}
+			s, err := f.connect(cmd)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			p, err := s.GetPrompt(cmd.Context(), pos[0], in)
+			if err != nil {
+				return toolFailure(cmd, err)
+			}
+			if f.json() {
+				return printJSON(cmd.OutOrStdout(), p)
+			}
+			if p.Description != "" {
+				fmt.Fprintf(cmd.OutOrStdout(), "# %s\n", p.Description)
+			}
+			for _, m := range p.Messages {
+				text := m.Content.Text
+				if m.Content.Type != "text" {
+					text = fmt.Sprintf("[%s content]", m.Content.Type)
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "%s: %s\n", m.Role, text)
+			}
+			return nil
+		},
+	}
+	get.Flags().StringArrayVar(&args, "arg", nil, "prompt argument key=value (repeatable)")
+	c.AddCommand(list, get)
+	return c
+}

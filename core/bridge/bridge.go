@@ -1,0 +1,219 @@
+// Package bridge connects an IDE that starts MCP servers as stdio processes
+// to a gateway that serves streamable HTTP, so several IDEs (or several
+// windows of one) share one gateway and its running plugins instead of each
+// starting its own.
+//
+// The bridge is a transport and nothing else: it adds no tools and reads no
+// message beyond what routing needs. Each line from the IDE goes to the
+// gateway as is; everything the gateway sends — responses, progress, log
+// lines, server-to-client requests, on a request's stream or the listening
+// stream — goes back to the IDE as one line. When the gateway restarts, the
+// next message meets a 404 for the old session; core/client's Conn then
+// opens a new session with the IDE's original initialize and sends the
+// message again, so the IDE sees only a log line on stderr.
+package bridge
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/toolgate/toolgate/core/client"
+)
+
+// Options configure Run. Only URL is required.
+type Options struct {
+	URL, Token string
+	Logger     hclog.Logger
+	HTTPClient *http.Client
+	// ReconnectWindow is how long a message waits for a gateway that is down
+	// (client.DefaultReconnectWindow when 0).
+	ReconnectWindow time.Duration
+}
+
+// JSON-RPC error codes the bridge answers with when the gateway cannot.
+const (
+	codeParseError    = -32700
+	codeInternalError = -32603
+)
+
+type bridge struct {
+	conn *client.Conn
+	log  hclog.Logger
+
+	outMu sync.Mutex
+	out   io.Writer
+
+	// inflight maps a running request's id to whether the IDE cancelled it.
+	inflight sync.Map // string → *atomic.Bool
+	wg       sync.WaitGroup
+}
+
+// Run bridges newline-delimited JSON-RPC on in/out to the gateway until in
+// ends (the IDE closed it) or ctx ends, then ends the gateway session.
+func Run(ctx context.Context, in io.Reader, out io.Writer, opts Options) error {
+	b := &bridge{log: opts.Logger, out: out}
+	if b.log == nil {
+		b.log = hclog.NewNullLogger()
+	}
+	conn, err := client.NewConn(client.Options{
+		URL: opts.URL, Token: opts.Token, HTTPClient: opts.HTTPClient, Logger: b.log,
+		ReconnectWindow: opts.ReconnectWindow, OnMessage: b.write,
+	})
+	if err != nil {
+		return err
+	}
+	b.conn = conn
+
+	runCtx, cancel := context.WithCancel(ctx)
+	lines := make(chan []byte)
+	readErr := make(chan error, 1)
+	go func() { readErr <- readLines(runCtx, in, lines) }()
+
+	err = nil
+loop:
+	for {
+		select {
+		case line := <-lines:
+			b.handle(runCtx, line)
+		case err = <-readErr:
+			break loop
+		case <-ctx.Done():
+			break loop
+		}
+	}
+	cancel()
+	b.wg.Wait()
+	if cerr := conn.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// readLines sends each non-empty line of in until in ends (nil) or fails.
+func readLines(ctx context.Context, in io.Reader, lines chan<- []byte) error {
+	r := bufio.NewReaderSize(in, 64<<10)
+	for {
+		line, err := r.ReadBytes('\n')
+		if t := bytes.TrimSpace(line); len(t) > 0 {
+			select {
+			case lines <- t:
+			case <-ctx.Done():
+				return nil
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("read from the IDE: %w", err)
+		}
+	}
+}
+
+type message struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
+}
+
+func (m *message) hasID() bool { return len(m.ID) > 0 && string(m.ID) != "null" }
+
+// handle routes one message from the IDE. Requests run concurrently; the
+// rest is sent in order, so notifications/initialized reaches the gateway
+// before the requests that follow it, and a cancellation after its request.
+func (b *bridge) handle(ctx context.Context, line []byte) {
+	var m message
+	if err := json.Unmarshal(line, &m); err != nil {
+		b.writeError(nil, codeParseError, "parse error: "+err.Error())
+		return
+	}
+	switch {
+	case m.Method == "initialize" && m.hasID():
+		// Nothing can go out before the session exists.
+		b.request(ctx, line, m.ID)
+	case m.Method != "" && m.hasID():
+		b.wg.Add(1)
+		go func() {
+			defer b.wg.Done()
+			b.request(ctx, line, m.ID)
+		}()
+	default:
+		if m.Method == "notifications/cancelled" {
+			var p struct {
+				RequestID json.RawMessage `json:"requestId"`
+			}
+			if json.Unmarshal(m.Params, &p) == nil {
+				if flag, ok := b.inflight.Load(key(p.RequestID)); ok {
+					flag.(*atomic.Bool).Store(true)
+				}
+			}
+		}
+		if _, err := b.conn.Send(ctx, line, b.write); err != nil && ctx.Err() == nil {
+			b.log.Warn("message not delivered to the gateway", "method", m.Method, "error", err)
+		}
+	}
+}
+
+// request forwards one request and writes its response, or an error response
+// when the gateway cannot give one — except for a request the IDE cancelled,
+// which MCP says gets no answer.
+func (b *bridge) request(ctx context.Context, line []byte, id json.RawMessage) {
+	cancelled := &atomic.Bool{}
+	k := key(id)
+	b.inflight.Store(k, cancelled)
+	defer b.inflight.Delete(k)
+
+	resp, err := b.conn.Send(ctx, line, b.write)
+	switch {
+	case cancelled.Load() || ctx.Err() != nil:
+	case err == nil:
+		b.write(resp)
+	case errors.Is(err, client.ErrNoResponse):
+		b.writeError(id, codeInternalError, "the gateway ended the request without an answer")
+	default:
+		b.writeError(id, codeInternalError, err.Error())
+	}
+}
+
+func (b *bridge) writeError(id json.RawMessage, code int, text string) {
+	if len(id) == 0 {
+		id = json.RawMessage("null")
+	}
+	msg, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": code, "message": text}})
+	b.write(msg)
+}
+
+// write sends one message to the IDE as one line.
+func (b *bridge) write(msg []byte) {
+	var line bytes.Buffer
+	if err := json.Compact(&line, msg); err != nil {
+		b.log.Warn("gateway sent a message that is not JSON; dropped", "error", err)
+		return
+	}
+	line.WriteByte('\n')
+	b.outMu.Lock()
+	defer b.outMu.Unlock()
+	if _, err := b.out.Write(line.Bytes()); err != nil {
+		b.log.Debug("write to the IDE", "error", err)
+	}
+}
+
+// key is a request id in a form comparable across spellings.
+func key(id json.RawMessage) string {
+	var b bytes.Buffer
+	if json.Compact(&b, id) != nil {
+		return string(id)
+	}
+	return b.String()
+}

@@ -1,0 +1,296 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+)
+
+// DefaultURL is where a gateway started with the default config listens.
+const DefaultURL = "http://127.0.0.1:8700/mcp"
+
+// DefaultReconnectWindow is how long a message waits for an unreachable
+// gateway (one that is restarting) before it fails.
+const DefaultReconnectWindow = 30 * time.Second
+
+// Options configure a Conn. Only URL is required.
+type Options struct {
+	// URL is the gateway's streamable HTTP endpoint, e.g. DefaultURL.
+	URL string
+	// Token is sent as "Authorization: Bearer <token>" when not empty.
+	Token string
+	// HTTPClient defaults to a client without a timeout: event streams of
+	// long calls stay open as long as the call runs.
+	HTTPClient *http.Client
+	Logger     hclog.Logger
+	// ReconnectWindow bounds how long a message waits for a gateway that
+	// refuses connections; 0 means DefaultReconnectWindow, negative no wait.
+	ReconnectWindow time.Duration
+	// OnMessage receives what the gateway sends outside any request's stream
+	// (session-wide notifications, server-to-client requests). When it is nil
+	// no listening stream is opened.
+	OnMessage func(msg []byte)
+}
+
+// Conn is one MCP session with a gateway over streamable HTTP. It is safe
+// for concurrent use: each Send is its own HTTP request.
+type Conn struct {
+	opts Options
+	log  hclog.Logger
+	hc   *http.Client
+
+	mu          sync.Mutex
+	sessionID   string
+	protocol    string
+	initParams  json.RawMessage // the first initialize's params, replayed on renewal
+	initialized bool            // notifications/initialized went out
+	logLevel    json.RawMessage // params of the last logging/setLevel, replayed
+	subs        map[string]bool // resources subscribed to, replayed
+	renewing    chan struct{}   // closed when the renewal in progress ends
+	renewals    int
+	listening   bool
+	closed      bool
+
+	listenCtx context.Context
+	stop      context.CancelFunc
+	wg        sync.WaitGroup
+}
+
+// NewConn prepares a connection; nothing is sent until the first Send, which
+// must be an initialize request (Client does this for you).
+func NewConn(opts Options) (*Conn, error) {
+	if opts.URL == "" {
+		return nil, &OptionError{Field: "URL", Problem: "is empty"}
+	}
+	if opts.ReconnectWindow == 0 {
+		opts.ReconnectWindow = DefaultReconnectWindow
+	}
+	c := &Conn{opts: opts, log: opts.Logger, hc: opts.HTTPClient, subs: map[string]bool{}}
+	if c.log == nil {
+		c.log = hclog.NewNullLogger()
+	}
+	if c.hc == nil {
+		c.hc = &http.Client{}
+	}
+	c.listenCtx, c.stop = context.WithCancel(context.Background())
+	return c, nil
+}
+
+// SessionID is the gateway's current session ID ("" before initialize).
+func (c *Conn) SessionID() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.sessionID
+}
+
+// Send delivers one JSON-RPC message. For a request it returns the response
+// message; whatever the gateway sends on the request's stream before that
+// (progress, log lines, server-to-client requests) goes to onEvent, in order.
+// For a notification or response it returns nil once the gateway took it.
+//
+// A request that gets no response — the call was cancelled, or the gateway
+// ended the stream — returns ErrNoResponse; a stream that breaks midway
+// returns an error wrapping ErrConnectionLost.
+func (c *Conn) Send(ctx context.Context, msg []byte, onEvent func([]byte)) ([]byte, error) {
+	env, err := parseMessage(msg)
+	if err != nil {
+		return nil, err
+	}
+	if env.isRequest() && env.Method == "initialize" {
+		return c.initialize(ctx, msg, env)
+	}
+	for attempt := 0; ; attempt++ {
+		sid := c.SessionID()
+		if sid == "" {
+			return nil, ErrNotInitialized
+		}
+		resp, err := c.post(ctx, msg, env, sid, onEvent)
+		if errors.Is(err, errSessionGone) && attempt < 3 {
+			if err := c.renew(ctx, sid); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if err != nil {
+			return resp, err
+		}
+		c.remember(env, resp)
+		return resp, nil
+	}
+}
+
+// remember keeps what a new session must be told again after a renewal.
+func (c *Conn) remember(env *message, resp []byte) {
+	if env.isNotification() && env.Method == "notifications/initialized" {
+		c.mu.Lock()
+		c.initialized = true
+		start := c.opts.OnMessage != nil && !c.listening && !c.closed
+		c.listening = c.listening || start
+		c.mu.Unlock()
+		if start {
+			c.wg.Add(1)
+			go c.listen()
+		}
+		return
+	}
+	if !env.isRequest() || !succeeded(resp) {
+		return
+	}
+	var p struct {
+		URI string `json:"uri"`
+	}
+	_ = json.Unmarshal(env.Params, &p)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch env.Method {
+	case "logging/setLevel":
+		c.logLevel = bytes.Clone(env.Params)
+	case "resources/subscribe":
+		c.subs[p.URI] = true
+	case "resources/unsubscribe":
+		delete(c.subs, p.URI)
+	}
+}
+
+// post sends msg once the gateway accepts connections, within the
+// reconnect window, and reads its answer.
+func (c *Conn) post(ctx context.Context, msg []byte, env *message, sid string, onEvent func([]byte)) ([]byte, error) {
+	resp, err := c.do(ctx, http.MethodPost, msg, sid)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusNotFound && sid != "" {
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+		return nil, errSessionGone
+	}
+	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if resp.StatusCode >= 400 {
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+		// The gateway answers a bad request with a JSON-RPC error for its id:
+		// that is the answer, and a bridge passes it on.
+		if env.isRequest() && ct == "application/json" && sameID(body, env.ID) {
+			return bytes.TrimSpace(body), nil
+		}
+		return nil, &HTTPError{Status: resp.StatusCode, Body: string(bytes.TrimSpace(body))}
+	}
+	if !env.isRequest() {
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+		return nil, nil
+	}
+	switch {
+	case resp.StatusCode == http.StatusAccepted:
+		return nil, ErrNoResponse
+	case ct == "text/event-stream":
+		return readResponse(resp.Body, env.ID, onEvent)
+	default:
+		body, err := io.ReadAll(resp.Body)
+		if err != nil {
+			return nil, fmt.Errorf("%w: read response: %w", ErrConnectionLost, err)
+		}
+		return bytes.TrimSpace(body), nil
+	}
+}
+
+// readResponse reads a request's event stream up to its response.
+func readResponse(body io.Reader, id json.RawMessage, onEvent func([]byte)) ([]byte, error) {
+	var resp []byte
+	err := readEvents(body, func(data []byte) error {
+		if sameID(data, id) {
+			resp = data
+			return errDone
+		}
+		if onEvent != nil {
+			onEvent(data)
+		}
+		return nil
+	})
+	switch {
+	case resp != nil:
+		return resp, nil
+	case err != nil:
+		return nil, fmt.Errorf("%w: %w", ErrConnectionLost, err)
+	}
+	return nil, ErrNoResponse
+}
+
+// do makes one HTTP request, retrying while the gateway refuses connections
+// (it is restarting) until the reconnect window closes.
+func (c *Conn) do(ctx context.Context, method string, body []byte, sid string) (*http.Response, error) {
+	deadline := time.Now().Add(c.opts.ReconnectWindow)
+	backoff := 50 * time.Millisecond
+	for warned := false; ; {
+		req, err := http.NewRequestWithContext(ctx, method, c.opts.URL, bytes.NewReader(body))
+		if err != nil {
+			return nil, fmt.Errorf("gateway request: %w", err)
+		}
+		c.headers(req, sid)
+		resp, err := c.hc.Do(req)
+		if err == nil {
+			if warned {
+				c.log.Info("gateway reachable again", "url", c.opts.URL)
+			}
+			return resp, nil
+		}
+		if !isDialError(err) || ctx.Err() != nil || time.Now().Add(backoff).After(deadline) {
+			return nil, &UnreachableError{URL: c.opts.URL, Err: err}
+		}
+		if !warned {
+			c.log.Warn("gateway unreachable; retrying", "url", c.opts.URL, "for", c.opts.ReconnectWindow, "error", err)
+			warned = true
+		}
+		if err := sleep(ctx, backoff); err != nil {
+			return nil, &UnreachableError{URL: c.opts.URL, Err: err}
+		}
+		backoff = min(backoff*2, time.Second)
+	}
+}
+
+func (c *Conn) headers(req *http.Request, sid string) {
+	req.Header.Set("Content-Type", "application/json")
+	if req.Method == http.MethodGet {
+		req.Header.Set("Accept", "text/event-stream")
+	} else {
+		req.Header.Set("Accept", "application/json, text/event-stream")
+	}
+	if sid != "" {
+		req.Header.Set("Mcp-Session-Id", sid)
+	}
+	c.mu.Lock()
+	protocol := c.protocol
+	c.mu.Unlock()
+	if protocol != "" && sid != "" {
+		req.Header.Set("MCP-Protocol-Version", protocol)
+	}
+	if c.opts.Token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.opts.Token)
+	}
+}
+
+// isDialError: the request never reached the gateway, so sending it again
+// cannot run anything twice.
+func isDialError(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) && op.Op == "dial"
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
