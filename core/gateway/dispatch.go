@@ -140,7 +140,7 @@ func salvageID(head, tail []byte) json.RawMessage {
 	if id := idFromHead(head); id != nil {
 		return id
 	}
-	if m := tailIDPattern.FindSubmatch(tail); m != nil {
+	if m := tailIDPattern.FindSubmatch(tail); m != nil && json.Valid(m[1]) {
 		return json.RawMessage(m[1])
 	}
 	return nil

@@ -57,7 +57,7 @@ func (s *Server) toolHandler(t *Tool) server.ToolHandlerFunc {
 			ev.session = se
 		}
 		args := req.Params.RawArguments
-		if len(args) == 0 {
+		if !present(args) {
 			args = json.RawMessage(`{}`)
 		}
 
