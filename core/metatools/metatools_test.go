@@ -1,0 +1,317 @@
+package metatools
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"go.uber.org/goleak"
+
+	"github.com/toolgate/toolgate/core/catalog"
+	"github.com/toolgate/toolgate/core/supervisor"
+	"github.com/toolgate/toolgate/sdk/protov1"
+)
+
+var helloPlugin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "metatools-test")
+	if err != nil {
+		panic(err)
+	}
+	helloPlugin = filepath.Join(dir, "hello-plugin")
+	if out, err := exec.Command("go", "build", "-o", helloPlugin, "../../plugins/examples/hello").CombinedOutput(); err != nil {
+		panic("build hello plugin: " + err.Error() + "\n" + string(out))
+	}
+	goleak.VerifyTestMain(m)
+	os.RemoveAll(dir)
+}
+
+// gateway runs the meta-tools over a real manager with the hello plugin.
+func gateway(t *testing.T) map[string]Tool {
+	t.Helper()
+	cat := catalog.New()
+	cat.SetLabels("hello", map[string]string{"category": "demo"})
+	mgr := supervisor.NewManager([]supervisor.Spec{{Name: "hello", Path: helloPlugin, AutoStart: true}},
+		supervisor.ManagerOptions{Catalog: cat, Logger: hclog.NewNullLogger()})
+	ctx, cancel := context.WithCancel(context.Background())
+	mgr.Run(ctx)
+	t.Cleanup(func() { cancel(); mgr.Wait() })
+	deadline := time.Now().Add(10 * time.Second)
+	for cat.ToolCount("hello") == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("hello plugin did not start")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	h := New(cat, mgr, func(string) time.Duration { return 5 * time.Second }, hclog.NewNullLogger())
+	tools := map[string]Tool{}
+	for _, tl := range h.Tools() {
+		tools[tl.Name] = tl
+	}
+	return tools
+}
+
+func invoke(t *testing.T, tools map[string]Tool, name, args string) (*protov1.Result, map[string]any) {
+	t.Helper()
+	res, err := tools[name].Handle(context.Background(), json.RawMessage(args), nil)
+	if err != nil {
+		t.Fatalf("%s %s: %v", name, args, err)
+	}
+	var out map[string]any
+	if len(res.StructuredContent) > 0 {
+		_ = json.Unmarshal(res.StructuredContent, &out)
+	}
+	return res, out
+}
+
+func text(r *protov1.Result) string {
+	var b strings.Builder
+	for _, c := range r.Content {
+		b.WriteString(c.Text)
+	}
+	return b.String()
+}
+
+func TestToolsAreTheElevenMetaTools(t *testing.T) {
+	h := New(catalog.New(), supervisor.NewManager(nil, supervisor.ManagerOptions{Catalog: catalog.New(), Logger: hclog.NewNullLogger()}), nil, hclog.NewNullLogger())
+	var names []string
+	for _, tl := range h.Tools() {
+		names = append(names, tl.Name)
+		var schema map[string]any
+		if err := json.Unmarshal(tl.InputSchema, &schema); err != nil {
+			t.Errorf("%s: schema is not JSON: %v", tl.Name, err)
+		}
+	}
+	want := "list_tools filter_tools describe_tool call_tool list_core_tools list_resources describe_resource get_resource list_prompts describe_prompt get_prompt"
+	if got := strings.Join(names, " "); got != want {
+		t.Errorf("tools = %s", got)
+	}
+}
+
+func TestArgumentErrorsNameTheArgument(t *testing.T) {
+	tools := gateway(t)
+	tests := []struct{ tool, args, want string }{
+		{"list_tools", `{"limit":0}`, `list_tools: argument "limit": must be at least 1`},
+		{"list_tools", `{"limit":-3}`, `argument "limit": must be at least 1`},
+		{"list_tools", `{"offset":-1}`, `argument "offset": must not be negative`},
+		{"list_tools", `{"limt":3}`, `argument "limt": unknown argument; it takes limit, offset, plugin`},
+		{"list_tools", `{"plugin":"nope"}`, `no plugin named "nope"; plugins: hello`},
+		{"filter_tools", `{"limit":"five"}`, `argument "limit": expected a number, got string`},
+		{"filter_tools", `{"pattern":"[x"}`, `argument "pattern": bad tool name pattern "[x"`},
+		{"filter_tools", `[1,2]`, `arguments must be a JSON object`},
+		{"describe_tool", `{}`, `argument "name": is required`},
+		{"call_tool", `{"arguments":{}}`, `argument "name": is required`},
+		{"call_tool", `{"name":"x_hello_echo","arguments":"hi"}`, `argument "arguments": must be an object`},
+		{"call_tool", `{"name":"x_hello_echo","arguments":{"text":"a"},"timeout_seconds":-1}`, `"timeout_seconds": must be positive`},
+		{"call_tool", `{"name":"core_plugin_get","arguments":{"name":"zz"}}`, `no plugin named "zz"`},
+	}
+	for _, tt := range tests {
+		res, _ := invoke(t, tools, tt.tool, tt.args)
+		if !res.IsError || !strings.Contains(text(res), tt.want) {
+			t.Errorf("%s %s: got %q (isError=%v), want %q", tt.tool, tt.args, text(res), res.IsError, tt.want)
+		}
+	}
+}
+
+func TestListAndFilterTools(t *testing.T) {
+	tools := gateway(t)
+	_, out := invoke(t, tools, "list_tools", `{"limit":2,"offset":1}`)
+	if out["total"].(float64) != 4 || len(out["tools"].([]any)) != 2 || out["truncated"] != true {
+		t.Errorf("list_tools page: %v", out)
+	}
+	pl := out["plugins"].([]any)[0].(map[string]any)
+	if pl["name"] != "hello" || pl["state"] != "running" || pl["tools"].(float64) != 4 {
+		t.Errorf("plugin line: %v", pl)
+	}
+	_, out = invoke(t, tools, "list_tools", `{"offset":99}`)
+	if out["total"].(float64) != 4 || len(out["tools"].([]any)) != 0 || out["truncated"] != false {
+		t.Errorf("offset past the end: %v", out)
+	}
+
+	_, out = invoke(t, tools, "filter_tools", `{"query":"say hi to someone","include_schema":true}`)
+	first := out["tools"].([]any)[0].(map[string]any)
+	if first["name"] != "x_hello_greet" || first["input_schema"] == nil || first["score"] == nil || first["state"] != "running" {
+		t.Errorf("filter_tools query: %v", out)
+	}
+	for args, want := range map[string]float64{
+		`{"pattern":"x_hello_*t"}`:                                2,
+		`{"pattern":"*count"}`:                                    1,
+		`{"description_filter":"PROGRESS"}`:                       1,
+		`{"description_filter":"PROGRESS","case_sensitive":true}`: 0,
+		`{"labels":{"category":"demo"}}`:                          4,
+		`{"labels":{"category":"demo","idempotent":"true"}}`:      1,
+		`{"labels":{"category":"other"}}`:                         0,
+		`{"plugin":"hello","limit":2}`:                            4,
+	} {
+		_, out := invoke(t, tools, "filter_tools", args)
+		if out["total"].(float64) != want {
+			t.Errorf("filter_tools %s: total %v, want %v", args, out["total"], want)
+		}
+	}
+}
+
+func TestDescribeAndCall(t *testing.T) {
+	tools := gateway(t)
+	_, out := invoke(t, tools, "describe_tool", `{"name":"x_hello_greet"}`)
+	ex := out["example"].(map[string]any)["arguments"].(map[string]any)
+	if ex["name"] != "x_hello_greet" || ex["arguments"].(map[string]any)["name"] != "<name>" {
+		t.Errorf("example: %v", out["example"])
+	}
+	if out["annotations"].(map[string]any)["read_only"] != true || out["plugin_state"].(map[string]any)["state"] != "running" {
+		t.Errorf("describe: %v", out)
+	}
+	// The example is itself a valid call.
+	b, _ := json.Marshal(ex)
+	if res, _ := invoke(t, tools, "call_tool", string(b)); res.IsError {
+		t.Errorf("example call failed: %s", text(res))
+	}
+
+	res, _ := invoke(t, tools, "call_tool", `{"name":"x_hello_greet","arguments":{"name":"Ada","language":"fr"}}`)
+	if res.IsError || text(res) != "Bonjour, Ada!" || string(res.StructuredContent) != `{"greeting":"Bonjour, Ada!"}` {
+		t.Errorf("call: %+v", res)
+	}
+	res, _ = invoke(t, tools, "call_tool", `{"name":"x_hello_greet","arguments":{"name":"Ada","language":"es"}}`)
+	if !res.IsError || !strings.Contains(text(res), "at /language: value must be one of") || !strings.Contains(text(res), `"enum":["en","fr","de"]`) {
+		t.Errorf("bad enum: %s", text(res))
+	}
+	res, _ = invoke(t, tools, "call_tool", `{"name":"x_hello_gret","arguments":{}}`)
+	if !res.IsError || !strings.Contains(text(res), `did you mean "x_hello_greet"`) {
+		t.Errorf("unknown tool: %s", text(res))
+	}
+	res, _ = invoke(t, tools, "call_tool", `{"name":"x_hello_count","arguments":{"to":100,"delay_ms":100},"timeout_seconds":0.2}`)
+	if !res.IsError || !strings.Contains(text(res), "timed out after 200ms") {
+		t.Errorf("timeout: %s", text(res))
+	}
+	res, _ = invoke(t, tools, "call_tool", `{"name":"x_hello_pixel"}`)
+	if res.IsError || res.Content[0].Kind != protov1.KindImage || len(res.Content[0].Data) == 0 {
+		t.Errorf("image: %+v", res)
+	}
+}
+
+func TestCoreTools(t *testing.T) {
+	tools := gateway(t)
+	_, out := invoke(t, tools, "list_core_tools", `{}`)
+	if out["total"].(float64) != 6 {
+		t.Errorf("core tools: %v", out)
+	}
+	_, out = invoke(t, tools, "call_tool", `{"name":"core_plugin_get","arguments":{"name":"hello"}}`)
+	if out["state"] != "running" || out["pid"] == nil || out["tools"].(float64) != 4 {
+		t.Errorf("core_plugin_get: %v", out)
+	}
+	_, out = invoke(t, tools, "call_tool", `{"name":"core_plugin_stop","arguments":{"name":"hello"}}`)
+	if out["state"] != "stopped" {
+		t.Errorf("core_plugin_stop: %v", out)
+	}
+	res, _ := invoke(t, tools, "call_tool", `{"name":"x_hello_echo","arguments":{"text":"a"}}`)
+	if !res.IsError || !strings.Contains(text(res), `plugin "hello" is stopped`) {
+		t.Errorf("call to stopped plugin: %s", text(res))
+	}
+	_, out = invoke(t, tools, "call_tool", `{"name":"core_plugin_restart","arguments":{"name":"hello"}}`)
+	if out["state"] != "running" {
+		t.Errorf("core_plugin_restart: %v", out)
+	}
+	_, out = invoke(t, tools, "call_tool", `{"name":"core_events","arguments":{"plugin":"hello"}}`)
+	var tos []string
+	for _, e := range out["events"].([]any) {
+		tos = append(tos, e.(map[string]any)["to"].(string))
+	}
+	if got := strings.Join(tos, ","); got != "starting,running,stopping,stopped,starting,running" {
+		t.Errorf("events: %s", got)
+	}
+}
+
+func TestResourcesAndPrompts(t *testing.T) {
+	tools := gateway(t)
+	_, out := invoke(t, tools, "list_resources", `{}`)
+	if out["total"].(float64) != 1 {
+		t.Errorf("list_resources: %v", out)
+	}
+	res, _ := invoke(t, tools, "get_resource", `{"uri":"hello://readme"}`)
+	if res.IsError || res.Content[0].Kind != protov1.KindResource || !strings.Contains(res.Content[0].Resource.Text, "greets") {
+		t.Errorf("get_resource: %+v", res)
+	}
+	res, _ = invoke(t, tools, "get_resource", `{"uri":"nope://x"}`)
+	if !res.IsError || !strings.Contains(text(res), "no plugin serves") {
+		t.Errorf("unknown resource: %s", text(res))
+	}
+	_, out = invoke(t, tools, "describe_prompt", `{"name":"x_hello_welcome"}`)
+	if out["original_name"] != "welcome" {
+		t.Errorf("describe_prompt: %v", out)
+	}
+	res, _ = invoke(t, tools, "get_prompt", `{"name":"x_hello_welcome"}`)
+	if !res.IsError || !strings.Contains(text(res), `"arguments.name": is required`) {
+		t.Errorf("missing prompt arg: %s", text(res))
+	}
+	res, _ = invoke(t, tools, "get_prompt", `{"name":"x_hello_welcome","arguments":{"name":"Ada"}}`)
+	if res.IsError || !strings.Contains(text(res), "welcome Ada") || !strings.Contains(string(res.StructuredContent), `"roles":["user"]`) {
+		t.Errorf("get_prompt: %+v", res)
+	}
+}
+
+func TestSummary(t *testing.T) {
+	for in, want := range map[string]string{
+		"Echoes back the input string":   "Echoes back the input string",
+		"List pods. Supports selectors.": "List pods.",
+		"Version 1.2 of it. More.":       "Version 1.2 of it.",
+		"First line\nsecond line":        "First line",
+		"  ":                             "",
+		strings.Repeat("é", 130):         strings.Repeat("é", 119) + "…",
+		"Does it work? Yes":              "Does it work?",
+	} {
+		if got := summary(in); got != want {
+			t.Errorf("summary(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestExample(t *testing.T) {
+	schema := `{"type":"object","required":["a","b","c","d","e","f","g"],"properties":{
+		"a":{"type":"string"},"b":{"type":"integer"},"c":{"type":["null","boolean"]},
+		"d":{"type":"string","enum":["x","y"]},"e":{"type":"array","items":{"type":"number"}},
+		"f":{"type":"object","required":["z"],"properties":{"z":{"type":"string","default":"dz"}}},
+		"g":{"type":"string","examples":["ex"]},"opt":{"type":"string"}}}`
+	got, _ := json.Marshal(Example(json.RawMessage(schema)))
+	want := `{"a":"\u003ca\u003e","b":1,"c":true,"d":"x","e":[1],"f":{"z":"dz"},"g":"ex"}`
+	if string(got) != want {
+		t.Errorf("Example = %s, want %s", got, want)
+	}
+	if len(Example(json.RawMessage(`not json`))) != 0 {
+		t.Error("bad schema gave arguments")
+	}
+}
+
+func FuzzDecodeArguments(f *testing.F) {
+	for _, s := range []string{`{}`, `{"query":"x","limit":3}`, `{"labels":{"a":"b"}}`, `null`, `[]`, `{"limit":1e400}`, `{"offset":-1}`, `"x"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		var in struct {
+			Query  string            `json:"query"`
+			Labels map[string]string `json:"labels"`
+			Limit  *int              `json:"limit"`
+			Offset *int              `json:"offset"`
+		}
+		err := decode("filter_tools", raw, &in)
+		if err == nil {
+			if _, _, err := page("filter_tools", in.Limit, in.Offset, 5, 10); err != nil {
+				if _, ok := err.(*ArgumentError); !ok {
+					t.Fatalf("page error of wrong type: %v", err)
+				}
+			}
+			return
+		}
+		if _, ok := err.(*ArgumentError); !ok {
+			t.Fatalf("decode error of wrong type %T: %v", err, err)
+		}
+		if !strings.HasPrefix(err.Error(), "filter_tools: ") {
+			t.Fatalf("error does not name the tool: %v", err)
+		}
+	})
+}
