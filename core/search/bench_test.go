@@ -197,3 +197,16 @@ func BenchmarkIndexMemory(b *testing.B) {
 	runtime.KeepAlive(ix)
 	b.ReportMetric(perTenK, "bytes/10k-tools")
 }
+
+// BenchmarkClosest is the unknown-name path of call_tool: suggestions for a
+// misspelt tool name in a catalog of 100,000 tools.
+func BenchmarkClosest(b *testing.B) {
+	ix := buildIndex(syntheticCatalog(100_000, 1000))
+	names := []string{"x_k8s-0_lsit_pods", "list_pod", "x_prom-3_querry_range", "nothing_like_it"}
+	b.ResetTimer()
+	cpu := cpuTime(b)
+	for i := 0; i < b.N; i++ {
+		ix.Closest(names[i%len(names)], 3)
+	}
+	b.ReportMetric(float64((cpuTime(b)-cpu).Microseconds())/1000/float64(b.N), "cpu-ms/op")
+}

@@ -63,6 +63,7 @@ type segment struct {
 	plugin   string
 	docs     []*Doc // sorted by ID
 	lowerID  []string
+	idMask   []uint64 // runeMask of each ID, for Closest
 	byID     map[string]uint32
 	fieldLen [][numFields]uint16
 	sumLen   [numFields]int
@@ -91,6 +92,7 @@ func newSegment(plugin string, in []Doc) *segment {
 		plugin:   plugin,
 		docs:     make([]*Doc, len(docs)),
 		lowerID:  make([]string, len(docs)),
+		idMask:   make([]uint64, len(docs)),
 		byID:     make(map[string]uint32, len(docs)),
 		fieldLen: make([][numFields]uint16, len(docs)),
 		names:    make([]nameRef, len(docs)),
@@ -101,6 +103,7 @@ func newSegment(plugin string, in []Doc) *segment {
 		d := &docs[i]
 		s.docs[i] = d
 		s.lowerID[i] = strings.ToLower(d.ID)
+		s.idMask[i] = runeMask(d.ID)
 		s.byID[d.ID] = uint32(i)
 		name := d.Name
 		if name == "" {
@@ -233,7 +236,12 @@ func runeMask(s string) uint64 {
 }
 
 func runeBit(r rune) uint64 {
-	r = unicode.ToLower(r)
+	switch {
+	case r >= 'A' && r <= 'Z':
+		r += 'a' - 'A'
+	case r >= 0x80:
+		r = unicode.ToLower(r)
+	}
 	switch {
 	case r >= 'a' && r <= 'z':
 		return 1 << (r - 'a')
