@@ -49,8 +49,9 @@ func NewIndex() *Index {
 }
 
 // Replace sets the tools of one plugin, leaving other plugins as they are.
-// An empty docs removes the plugin. The index keeps docs' Params and Labels;
-// the caller must not change them afterwards.
+// An empty docs removes the plugin. Each doc's Plugin is set to plugin. The
+// docs are copied, but their Params and Labels are kept as they are: the
+// caller must not change them afterwards.
 func (ix *Index) Replace(plugin string, docs []Doc) {
 	var seg *segment
 	if len(docs) > 0 {
