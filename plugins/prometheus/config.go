@@ -82,10 +82,10 @@ func parseConfig(raw json.RawMessage) (*settings, error) {
 	switch u, err := url.Parse(strings.TrimSpace(c.URL)); {
 	case strings.TrimSpace(c.URL) == "":
 		bad("url", "is required (the Prometheus base URL, e.g. http://127.0.0.1:9090)")
+	case !strings.Contains(c.URL, "://") || err == nil && u.Scheme != "http" && u.Scheme != "https":
+		bad("url", "must start with http:// or https://, got %q", c.URL)
 	case err != nil:
 		bad("url", "is not a URL: %v", err)
-	case u.Scheme != "http" && u.Scheme != "https":
-		bad("url", "must start with http:// or https://, got %q", c.URL)
 	case u.Host == "":
 		bad("url", "has no host: %q", c.URL)
 	default:

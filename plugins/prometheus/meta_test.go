@@ -19,6 +19,7 @@ type listOut struct {
 }
 
 func TestListMetricsRegexAndPaging(t *testing.T) {
+	t.Parallel()
 	b := serveShared(t)
 	var out listOut
 	text := ok(t, b, "list_metrics", map[string]any{"filter": "^(http|queue)_", "regex": true, "limit": 3}, &out)
@@ -36,6 +37,7 @@ func TestListMetricsRegexAndPaging(t *testing.T) {
 }
 
 func TestListMetricsSubstringAndSelector(t *testing.T) {
+	t.Parallel()
 	b := serveShared(t)
 	var out listOut
 	ok(t, b, "list_metrics", map[string]any{"filter": "MEMORY_usage"}, &out)
@@ -51,6 +53,7 @@ func TestListMetricsSubstringAndSelector(t *testing.T) {
 }
 
 func TestLabelNamesAndValues(t *testing.T) {
+	t.Parallel()
 	b := serveShared(t)
 	var out listOut
 	ok(t, b, "label_names", map[string]any{"selector": "http_requests_total"}, &out)
@@ -76,6 +79,7 @@ func TestLabelNamesAndValues(t *testing.T) {
 }
 
 func TestSeries(t *testing.T) {
+	t.Parallel()
 	b := serveShared(t)
 	var out struct {
 		Total     int              `json:"total"`
@@ -106,6 +110,7 @@ type metadataOut struct {
 // Metadata comes from live targets, so these wait for the exposition
 // server's first scrape.
 func TestMetricMetadata(t *testing.T) {
+	t.Parallel()
 	b := serveShared(t)
 	var out metadataOut
 	eventually(t, 15*time.Second, func() error {

@@ -33,6 +33,7 @@ func byLabel(v model.Vector, label string) map[string]float64 {
 }
 
 func TestInstantQueryExactValues(t *testing.T) {
+	t.Parallel()
 	b := serveShared(t)
 	var out vectorOut
 	text := ok(t, b, "query", map[string]any{"query": `http_requests_total{job="checkout"}`, "time": at(300)}, &out)
@@ -44,6 +45,7 @@ func TestInstantQueryExactValues(t *testing.T) {
 }
 
 func TestInstantQueryRateOfCounter(t *testing.T) {
+	t.Parallel()
 	b := serveShared(t)
 	var out vectorOut
 	text := ok(t, b, "query", map[string]any{
@@ -56,6 +58,7 @@ func TestInstantQueryRateOfCounter(t *testing.T) {
 }
 
 func TestInstantQueryHistogramQuantile(t *testing.T) {
+	t.Parallel()
 	b := serveShared(t)
 	var out vectorOut
 	text := ok(t, b, "query", map[string]any{
@@ -68,6 +71,7 @@ func TestInstantQueryHistogramQuantile(t *testing.T) {
 }
 
 func TestInstantQueryScalarAndLargeValues(t *testing.T) {
+	t.Parallel()
 	b := serveShared(t)
 	text := ok(t, b, "query", map[string]any{"query": "scalar(sum(queue_depth))", "time": at(0)}, nil)
 	mustContain(t, text, "scalar 435 at 2023-11-14T22:13:20Z") // 0+1+…+29
@@ -78,6 +82,7 @@ func TestInstantQueryScalarAndLargeValues(t *testing.T) {
 }
 
 func TestInstantQueryTruncatesToMaxSeries(t *testing.T) {
+	t.Parallel()
 	b := serveShared(t)
 	var out vectorOut
 	text := ok(t, b, "query", map[string]any{"query": "queue_depth", "time": at(0), "max_series": 5}, &out)
@@ -88,6 +93,7 @@ func TestInstantQueryTruncatesToMaxSeries(t *testing.T) {
 }
 
 func TestInstantQueryDefaultMaxSeriesFromConfig(t *testing.T) {
+	t.Parallel()
 	b := serve(t, map[string]any{"url": sharedProm(t).url, "max_series": 3})
 	var out vectorOut
 	ok(t, b, "query", map[string]any{"query": "queue_depth", "time": at(0)}, &out)
@@ -97,12 +103,14 @@ func TestInstantQueryDefaultMaxSeriesFromConfig(t *testing.T) {
 }
 
 func TestInstantQueryEmptyResult(t *testing.T) {
+	t.Parallel()
 	b := serveShared(t)
 	text := ok(t, b, "query", map[string]any{"query": "no_such_metric", "time": at(0)}, nil)
 	mustContain(t, text, "no series match", "list_metrics")
 }
 
 func TestRangeQueryExactPoints(t *testing.T) {
+	t.Parallel()
 	b := serveShared(t)
 	var out matrixOut
 	text := ok(t, b, "query_range", map[string]any{
@@ -122,6 +130,7 @@ func TestRangeQueryExactPoints(t *testing.T) {
 }
 
 func TestRangeQueryChoosesStepWithinMaxPoints(t *testing.T) {
+	t.Parallel()
 	b := serveShared(t)
 	var out matrixOut
 	text := ok(t, b, "query_range", map[string]any{
@@ -138,6 +147,7 @@ func TestRangeQueryChoosesStepWithinMaxPoints(t *testing.T) {
 }
 
 func TestRangeQueryRaisesTooFineStep(t *testing.T) {
+	t.Parallel()
 	b := serveShared(t)
 	var out matrixOut
 	text := ok(t, b, "query_range", map[string]any{
@@ -149,6 +159,7 @@ func TestRangeQueryRaisesTooFineStep(t *testing.T) {
 }
 
 func TestRangeQueryTruncatesSeries(t *testing.T) {
+	t.Parallel()
 	b := serveShared(t)
 	var out matrixOut
 	text := ok(t, b, "query_range", map[string]any{
@@ -160,6 +171,7 @@ func TestRangeQueryTruncatesSeries(t *testing.T) {
 }
 
 func TestRangeQueryDefaultsToLastHour(t *testing.T) {
+	t.Parallel()
 	b := serveShared(t)
 	var out struct {
 		Start, End time.Time
@@ -175,6 +187,7 @@ func TestRangeQueryDefaultsToLastHour(t *testing.T) {
 }
 
 func TestRangeQueryArgumentErrors(t *testing.T) {
+	t.Parallel()
 	b := serveShared(t)
 	for _, tc := range []struct {
 		args map[string]any
@@ -203,6 +216,7 @@ func equalFloats(a, b []float64) bool {
 }
 
 func TestRawSamplesOfRangeSelector(t *testing.T) {
+	t.Parallel()
 	b := serveShared(t)
 	text := ok(t, b, "query", map[string]any{"query": `http_requests_total{code="500"}[1m]`, "time": at(60)}, nil)
 	mustContain(t, text, "1 series of raw samples", "(5 samples)", "2023-11-14T22:14:20Z  60")
