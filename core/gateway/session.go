@@ -31,7 +31,6 @@ type session struct {
 
 	initialized atomic.Bool
 	level       atomic.Value // mcp.LoggingLevel
-	protocol    atomic.Value // string: the negotiated protocol version
 	lastSeen    atomic.Int64 // unix nanoseconds of the last request
 
 	mu         sync.Mutex
@@ -71,7 +70,6 @@ func (s *Server) newSession(ctx context.Context) (*session, error) {
 		done:  make(chan struct{}),
 	}
 	se.level.Store(defaultLogLevel)
-	se.protocol.Store("")
 	se.touch()
 	if err := s.mcp.RegisterSession(ctx, se); err != nil {
 		return nil, fmt.Errorf("register session: %w", err)
@@ -115,11 +113,6 @@ func (se *session) Initialized() bool { return se.initialized.Load() }
 func (se *session) SetLogLevel(level mcp.LoggingLevel) { se.level.Store(level) }
 
 func (se *session) GetLogLevel() mcp.LoggingLevel { return se.level.Load().(mcp.LoggingLevel) }
-
-// SetProtocolVersion is called by mcp-go with the version initialize negotiated.
-func (se *session) SetProtocolVersion(version string) { se.protocol.Store(version) }
-
-func (se *session) protocolVersion() string { return se.protocol.Load().(string) }
 
 func (se *session) GetClientInfo() mcp.Implementation {
 	se.mu.Lock()

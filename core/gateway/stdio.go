@@ -11,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // ServeStdio serves one client over newline-delimited JSON-RPC on in and out.
@@ -95,6 +97,14 @@ func (s *Server) serveLine(ctx context.Context, se *session, w *lineWriter, line
 		// Notifications run in order on the read loop, so notifications/cancelled
 		// is seen before anything the client sent after it.
 		s.dispatch(ctx, se, line, env, nil)
+		return
+	}
+	if env.Method == string(mcp.MethodInitialize) {
+		// Inline, so a client that pipelines after initialize finds the session
+		// initialized.
+		if resp := s.dispatch(ctx, se, line, env, &requestState{ctx: ctx}); resp != nil {
+			_ = w.send(resp)
+		}
 		return
 	}
 	calls.Go(func() {

@@ -339,3 +339,17 @@ func TestDetachStdioSubprocess(t *testing.T) {
 		t.Errorf("stray print did not reach stderr; stderr:\n%s", stderr.String())
 	}
 }
+
+func TestStdioInitializeIsAnsweredBeforeWhatFollowsIt(t *testing.T) {
+	f := newFixture(t, nil)
+	c, done := startStdio(t, f)
+	c.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n" +
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"nope"}}`)
+	if m := c.recv(); string(m.ID) != "0" || !bytes.Contains(m.Result, []byte(`"protocolVersion":"2025-06-18"`)) {
+		t.Fatalf("first answer: id %s %s, want initialize's", m.ID, m.Result)
+	}
+	if m := c.recv(); string(m.ID) != "1" || !bytes.Contains(m.Result, []byte(`"isError":true`)) {
+		t.Fatalf("second answer: id %s %s", m.ID, m.Result)
+	}
+	finish(t, c, done)
+}
