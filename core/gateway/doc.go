@@ -12,7 +12,7 @@
 // package's own: mcp-go's streamable HTTP transport hands every notification of a
 // session to whichever open stream reads the shared channel first, so a call's
 // progress could arrive on another stream, after its result, or not at all; and
-// its stdio transport keeps one process-wide session and drops queued calls when
-// input ends. Here a call's progress and log lines travel on the stream of the
+// its stdio transport keeps one process-wide session and can drop calls still
+// queued when input ends. Here a call's progress and log lines travel on the stream of the
 // request that made the call, in order, and never after its result.
 package gateway
