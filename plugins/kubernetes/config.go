@@ -1,0 +1,228 @@
+package kubernetes
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/toolgate/toolgate/sdk/plugin"
+	"github.com/toolgate/toolgate/sdk/protov1"
+)
+
+const (
+	defaultMaxItems = 100
+	defaultTimeout  = 30 * time.Second
+	// maxItemsCeiling keeps one answer within what a model can read.
+	maxItemsCeiling = 5000
+)
+
+// Config is the plugin's `config {}` block.
+type Config struct {
+	// Kubeconfig is the kubeconfig file; empty means $KUBECONFIG, then
+	// ~/.kube/config, then the in-cluster service account.
+	Kubeconfig string `json:"kubeconfig"`
+	// Context selects a kubeconfig context other than the current one.
+	Context string `json:"context"`
+	// InCluster uses the pod's service account even when a kubeconfig exists.
+	InCluster bool `json:"in_cluster"`
+	// Namespace is the default for namespaced tools; empty means the
+	// context's namespace, then "default".
+	Namespace string `json:"namespace"`
+	// ReadOnly (default true) registers no tool that changes the cluster.
+	ReadOnly *bool `json:"read_only"`
+	// AllowDestructive registers delete_resource (only when not read-only).
+	AllowDestructive bool `json:"allow_destructive"`
+	// MaxItems caps the objects one list answer carries.
+	MaxItems int `json:"max_items"`
+	// Timeout bounds every request to the API server (Go duration, "30s").
+	Timeout string `json:"timeout"`
+}
+
+// settings is a Config checked and completed with its defaults.
+type settings struct {
+	readOnly         bool
+	allowDestructive bool
+	maxItems         int
+	timeout          time.Duration
+}
+
+// decodeConfig checks raw and fills in defaults; problems come back as a
+// *protov1.ConfigError naming the field at fault.
+func decodeConfig(raw json.RawMessage) (Config, settings, error) {
+	var c Config
+	if err := plugin.DecodeConfig(raw, &c); err != nil {
+		return c, settings{}, err
+	}
+	s := settings{readOnly: true, allowDestructive: c.AllowDestructive, maxItems: defaultMaxItems, timeout: defaultTimeout}
+	if c.ReadOnly != nil {
+		s.readOnly = *c.ReadOnly
+	}
+	var problems []protov1.FieldError
+	if c.MaxItems != 0 {
+		if c.MaxItems < 1 || c.MaxItems > maxItemsCeiling {
+			problems = append(problems, protov1.FieldError{Path: "max_items",
+				Message: fmt.Sprintf("must be between 1 and %d, got %d", maxItemsCeiling, c.MaxItems)})
+		}
+		s.maxItems = c.MaxItems
+	}
+	if c.Timeout != "" {
+		d, err := time.ParseDuration(c.Timeout)
+		switch {
+		case err != nil:
+			problems = append(problems, protov1.FieldError{Path: "timeout", Message: "not a duration such as \"30s\": " + err.Error()})
+		case d <= 0:
+			problems = append(problems, protov1.FieldError{Path: "timeout", Message: "must be positive"})
+		}
+		s.timeout = d
+	}
+	if c.AllowDestructive && s.readOnly {
+		problems = append(problems, protov1.FieldError{Path: "allow_destructive",
+			Message: "has no effect while read_only is true; set read_only = false as well"})
+	}
+	if c.InCluster && (c.Kubeconfig != "" || c.Context != "") {
+		problems = append(problems, protov1.FieldError{Path: "in_cluster",
+			Message: "cannot be combined with kubeconfig or context"})
+	}
+	if len(problems) > 0 {
+		return c, s, &protov1.ConfigError{Fields: problems}
+	}
+	return c, s, nil
+}
+
+// contextInfo is one kubeconfig context, without any credential.
+type contextInfo struct {
+	Name      string `json:"name"`
+	Cluster   string `json:"cluster"`
+	Server    string `json:"server"`
+	User      string `json:"user"`
+	Namespace string `json:"namespace,omitempty"`
+	InUse     bool   `json:"in_use"`
+}
+
+// connection is what a Config resolves to: how to reach the API server and
+// what the operator's kubeconfig says about it.
+type connection struct {
+	rest      *rest.Config
+	namespace string
+	contexts  []contextInfo
+}
+
+// connect loads the kubeconfig (or in-cluster config) the way kubectl does.
+// It does not contact the cluster: an unreachable server is reported by the
+// first call, with its URL, not by Configure.
+func connect(c Config, timeout time.Duration) (*connection, error) {
+	if c.InCluster {
+		rc, err := rest.InClusterConfig()
+		if err != nil {
+			return nil, &protov1.ConfigError{Fields: []protov1.FieldError{{Path: "in_cluster", Message: err.Error()}}}
+		}
+		return finish(&connection{rest: rc, namespace: inClusterNamespace(),
+			contexts: []contextInfo{{Name: "in-cluster", Server: rc.Host, InUse: true}}}, c, timeout), nil
+	}
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	if c.Kubeconfig != "" {
+		path := expandHome(c.Kubeconfig)
+		if _, err := os.Stat(path); err != nil {
+			return nil, &protov1.ConfigError{Fields: []protov1.FieldError{{Path: "kubeconfig", Message: err.Error()}}}
+		}
+		rules.ExplicitPath = path
+	}
+	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: c.Context})
+	raw, err := cc.RawConfig()
+	if err != nil {
+		return nil, &protov1.ConfigError{Fields: []protov1.FieldError{{Path: "kubeconfig", Message: err.Error()}}}
+	}
+	if c.Context != "" {
+		if _, ok := raw.Contexts[c.Context]; !ok {
+			return nil, &protov1.ConfigError{Fields: []protov1.FieldError{{Path: "context",
+				Message: fmt.Sprintf("no context %q in the kubeconfig (it has: %s)", c.Context, strings.Join(contextNames(raw), ", "))}}}
+		}
+	}
+	rc, err := cc.ClientConfig()
+	if err != nil {
+		if clientcmd.IsEmptyConfig(err) {
+			err = errors.New("no kubeconfig found ($KUBECONFIG, ~/.kube/config) and not running in a cluster")
+		}
+		return nil, &protov1.ConfigError{Fields: []protov1.FieldError{{Path: "kubeconfig", Message: err.Error()}}}
+	}
+	ns, _, err := cc.Namespace()
+	if err != nil {
+		ns = ""
+	}
+	inUse := c.Context
+	if inUse == "" {
+		inUse = raw.CurrentContext
+	}
+	conn := &connection{rest: rc, namespace: ns, contexts: listContexts(raw, inUse)}
+	if len(conn.contexts) == 0 {
+		conn.contexts = []contextInfo{{Name: "in-cluster", Server: rc.Host, InUse: true}}
+	}
+	return finish(conn, c, timeout), nil
+}
+
+func finish(conn *connection, c Config, timeout time.Duration) *connection {
+	if c.Namespace != "" {
+		conn.namespace = c.Namespace
+	}
+	if conn.namespace == "" {
+		conn.namespace = "default"
+	}
+	conn.rest.Timeout = timeout
+	conn.rest.UserAgent = "toolgate-kubernetes"
+	// Quiet the server's deprecation warnings on stderr; they would land in
+	// the gateway log once per request.
+	conn.rest.WarningHandler = rest.NoWarnings{}
+	return conn
+}
+
+func listContexts(raw clientcmdapi.Config, inUse string) []contextInfo {
+	var out []contextInfo
+	for _, name := range contextNames(raw) {
+		ctx := raw.Contexts[name]
+		info := contextInfo{Name: name, Cluster: ctx.Cluster, User: ctx.AuthInfo, Namespace: ctx.Namespace, InUse: name == inUse}
+		if cl, ok := raw.Clusters[ctx.Cluster]; ok {
+			info.Server = cl.Server
+		}
+		out = append(out, info)
+	}
+	return out
+}
+
+func contextNames(raw clientcmdapi.Config) []string {
+	names := make([]string, 0, len(raw.Contexts))
+	for name := range raw.Contexts {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return names
+}
+
+func inClusterNamespace() string {
+	b, err := os.ReadFile("/var/run/secrets/kubernetes.io/serviceaccount/namespace")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// expandHome lets operators write "~/.kube/config" in HCL, where no shell
+// expands it.
+func expandHome(path string) string {
+	if path != "~" && !strings.HasPrefix(path, "~/") {
+		return path
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return path
+	}
+	return filepath.Join(home, strings.TrimPrefix(path, "~"))
+}

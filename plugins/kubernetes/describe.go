@@ -1,0 +1,221 @@
+package kubernetes
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/fields"
+
+	"github.com/toolgate/toolgate/sdk/plugin"
+)
+
+// describeEvents is how many recent events a description carries.
+const describeEvents = 10
+
+type describeArgs struct {
+	Kind       string `json:"kind" description:"Resource kind: plural, singular, Kind or short name (pods, Deployment, deploy, svc), optionally with its group (deployments.apps, widgets.example.com)."`
+	APIVersion string `json:"api_version,omitempty" description:"Group/version to use instead of the server's preferred one, e.g. apps/v1 or example.com/v1alpha1."`
+	Name       string `json:"name" description:"Object name."`
+	Namespace  string `json:"namespace,omitempty" description:"Namespace of a namespaced kind; default the plugin's namespace. Ignored for cluster-scoped kinds."`
+}
+
+// description is describe_resource's structured answer.
+type description struct {
+	Kind       string            `json:"kind"`
+	APIVersion string            `json:"apiVersion"`
+	Name       string            `json:"name"`
+	Namespace  string            `json:"namespace,omitempty"`
+	Created    time.Time         `json:"created"`
+	Deleting   bool              `json:"deleting,omitempty"`
+	Labels     map[string]string `json:"labels,omitempty"`
+	Owners     []string          `json:"owners,omitempty"`
+	Status     []field           `json:"status,omitempty"`
+	Conditions []condition       `json:"conditions,omitempty"`
+	Containers []container       `json:"containers,omitempty"`
+	Events     []eventInfo       `json:"events"`
+}
+
+type field struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+type condition struct {
+	Type    string `json:"type"`
+	Status  string `json:"status"`
+	Reason  string `json:"reason,omitempty"`
+	Message string `json:"message,omitempty"`
+}
+
+type container struct {
+	Name     string `json:"name"`
+	Image    string `json:"image"`
+	Ready    bool   `json:"ready"`
+	Restarts int64  `json:"restarts"`
+	State    string `json:"state"`
+}
+
+func (k *kube) describeResource(ctx context.Context, _ *plugin.Call, in describeArgs) (*plugin.Result, error) {
+	ctx, cancel := k.call(ctx)
+	defer cancel()
+	r, err := k.c.resolve(ctx, in.Kind, in.APIVersion)
+	if err != nil {
+		return k.c.fail(target{verb: "describe", resource: in.Kind, name: in.Name}, err), nil
+	}
+	ns := k.c.namespaceFor(r, in.Namespace)
+	t := targetOf("get", r, in.Name, ns)
+	obj, err := k.c.dynamic.Resource(r.GVR).Namespace(ns).Get(ctx, in.Name, metav1.GetOptions{})
+	if err != nil {
+		return k.c.fail(t, err), nil
+	}
+	d := summarize(obj)
+	sel := fields.Set{"involvedObject.name": d.Name, "involvedObject.kind": d.Kind, "involvedObject.uid": string(obj.GetUID())}
+	if ns != "" {
+		sel["involvedObject.namespace"] = ns
+	}
+	d.Events, _, err = k.c.events(ctx, ns, sel, describeEvents)
+	if err != nil {
+		// The object itself was readable; say why events are missing and
+		// still answer.
+		d.Events = nil
+		d.Status = append(d.Status, field{"Events", "unavailable: " + k.c.fail(target{verb: "list", resource: "events", namespace: ns}, err).Content[0].Text})
+	}
+	if d.Events == nil {
+		d.Events = []eventInfo{}
+	}
+	return plugin.JSON(d, d.text(k.now()))
+}
+
+// summarize picks out what `kubectl describe` leads with, for any kind:
+// identity, ownership, the usual status fields, conditions and containers.
+func summarize(obj *unstructured.Unstructured) description {
+	o := obj.Object
+	d := description{Kind: obj.GetKind(), APIVersion: obj.GetAPIVersion(), Name: obj.GetName(), Namespace: obj.GetNamespace(),
+		Created: obj.GetCreationTimestamp().Time, Deleting: obj.GetDeletionTimestamp() != nil, Labels: obj.GetLabels()}
+	for _, or := range obj.GetOwnerReferences() {
+		s := or.Kind + "/" + or.Name
+		if or.Controller != nil && *or.Controller {
+			s += " (controller)"
+		}
+		d.Owners = append(d.Owners, s)
+	}
+	for _, f := range []struct{ label, path string }{
+		{"Phase", "status.phase"}, {"Reason", "status.reason"}, {"Message", "status.message"},
+		{"Node", "spec.nodeName"}, {"Pod IP", "status.podIP"}, {"Type", "spec.type"}, {"Cluster IP", "spec.clusterIP"},
+	} {
+		if v := nestedString(o, strings.Split(f.path, ".")...); v != "" {
+			d.Status = append(d.Status, field{f.label, v})
+		}
+	}
+	if want, ok := nestedInt(o, "spec", "replicas"); ok {
+		parts := []string{fmt.Sprintf("%d desired", want)}
+		for _, s := range []struct{ key, label string }{{"replicas", "current"}, {"readyReplicas", "ready"},
+			{"availableReplicas", "available"}, {"updatedReplicas", "up-to-date"}} {
+			n, _ := nestedInt(o, "status", s.key)
+			parts = append(parts, fmt.Sprintf("%d %s", n, s.label))
+		}
+		d.Status = append(d.Status, field{"Replicas", strings.Join(parts, ", ")})
+	}
+	for _, c := range nestedSlice(o, "status", "conditions") {
+		m, ok := c.(map[string]any)
+		if !ok {
+			continue
+		}
+		d.Conditions = append(d.Conditions, condition{Type: nestedString(m, "type"), Status: nestedString(m, "status"),
+			Reason: nestedString(m, "reason"), Message: nestedString(m, "message")})
+	}
+	d.Containers = containers(o)
+	return d
+}
+
+// containers joins a pod's container specs with their statuses.
+func containers(o map[string]any) []container {
+	statuses := map[string]map[string]any{}
+	for _, s := range nestedSlice(o, "status", "containerStatuses") {
+		if m, ok := s.(map[string]any); ok {
+			statuses[nestedString(m, "name")] = m
+		}
+	}
+	var out []container
+	for _, c := range nestedSlice(o, "spec", "containers") {
+		m, ok := c.(map[string]any)
+		if !ok || nestedString(m, "image") == "" {
+			continue
+		}
+		ct := container{Name: nestedString(m, "name"), Image: nestedString(m, "image"), State: "not started"}
+		if st, ok := statuses[ct.Name]; ok {
+			ct.Ready, _ = nested(st, "ready").(bool)
+			ct.Restarts, _ = nestedInt(st, "restartCount")
+			ct.State = containerState(st)
+		}
+		out = append(out, ct)
+	}
+	return out
+}
+
+func containerState(st map[string]any) string {
+	state, _ := nested(st, "state").(map[string]any)
+	for _, k := range []string{"waiting", "terminated"} {
+		if s, ok := state[k].(map[string]any); ok {
+			if reason := nestedString(s, "reason"); reason != "" {
+				return k + ": " + reason
+			}
+			return k
+		}
+	}
+	if _, ok := state["running"]; ok {
+		return "running"
+	}
+	return "unknown"
+}
+
+// text renders the description in kubectl describe's shape.
+func (d description) text(now time.Time) string {
+	var b strings.Builder
+	line := func(label, value string) { fmt.Fprintf(&b, "%-12s %s\n", label+":", value) }
+	line("Name", d.Name)
+	if d.Namespace != "" {
+		line("Namespace", d.Namespace)
+	}
+	line("Kind", fmt.Sprintf("%s (%s)", d.Kind, d.APIVersion))
+	line("Created", fmt.Sprintf("%s ago (%s)", age(d.Created, now), d.Created.UTC().Format(time.RFC3339)))
+	if d.Deleting {
+		line("Deleting", "yes (deletion requested; waiting for finalizers or pods to stop)")
+	}
+	line("Labels", labelString(d.Labels))
+	if len(d.Owners) > 0 {
+		line("Owned by", strings.Join(d.Owners, ", "))
+	}
+	for _, f := range d.Status {
+		line(f.Name, f.Value)
+	}
+	if len(d.Conditions) > 0 {
+		rows := make([][]string, len(d.Conditions))
+		for i, c := range d.Conditions {
+			rows[i] = []string{c.Type, c.Status, c.Reason, c.Message}
+		}
+		b.WriteString("Conditions:\n" + indent(renderTable([]string{"TYPE", "STATUS", "REASON", "MESSAGE"}, rows)) + "\n")
+	}
+	if len(d.Containers) > 0 {
+		rows := make([][]string, len(d.Containers))
+		for i, c := range d.Containers {
+			rows[i] = []string{c.Name, c.Image, fmt.Sprint(c.Ready), fmt.Sprint(c.Restarts), c.State}
+		}
+		b.WriteString("Containers:\n" + indent(renderTable([]string{"NAME", "IMAGE", "READY", "RESTARTS", "STATE"}, rows)) + "\n")
+	}
+	if len(d.Events) == 0 {
+		b.WriteString("Events:      <none>")
+	} else {
+		headers, rows := eventRows(d.Events, false, now)
+		b.WriteString("Events:\n" + indent(renderTable(headers, rows)))
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func indent(s string) string {
+	return "  " + strings.ReplaceAll(s, "\n", "\n  ")
+}

@@ -1,0 +1,109 @@
+package kubernetes
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// lastApplied is kubectl's copy of the whole previous manifest: pure noise
+// next to the object itself, and often larger than it.
+const lastApplied = "kubectl.kubernetes.io/last-applied-configuration"
+
+// strip removes what makes an object long without telling a reader anything
+// about it: managed fields, the last-applied copy, selfLink.
+func strip(obj map[string]any) map[string]any {
+	md, ok := obj["metadata"].(map[string]any)
+	if !ok {
+		return obj
+	}
+	delete(md, "managedFields")
+	delete(md, "selfLink")
+	if ann, ok := md["annotations"].(map[string]any); ok {
+		delete(ann, lastApplied)
+		if len(ann) == 0 {
+			delete(md, "annotations")
+		}
+	}
+	return obj
+}
+
+// meta reads the identity of an object.
+type meta struct {
+	name, namespace, kind, apiVersion, uid string
+	created                                time.Time
+}
+
+func metaOf(obj map[string]any) meta {
+	u := unstructured.Unstructured{Object: obj}
+	return meta{
+		name: u.GetName(), namespace: u.GetNamespace(), kind: u.GetKind(),
+		apiVersion: u.GetAPIVersion(), uid: string(u.GetUID()), created: u.GetCreationTimestamp().Time,
+	}
+}
+
+// ref is "Deployment/web" or "Deployment shop/web", the way objects are
+// named in tables.
+func ref(kind, namespace, name string) string {
+	if namespace == "" {
+		return kind + "/" + name
+	}
+	return fmt.Sprintf("%s %s/%s", kind, namespace, name)
+}
+
+// nested returns the value at path, or nil.
+func nested(obj map[string]any, path ...string) any {
+	var cur any = obj
+	for _, p := range path {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil
+		}
+		cur = m[p]
+	}
+	return cur
+}
+
+func nestedString(obj map[string]any, path ...string) string {
+	s, _ := nested(obj, path...).(string)
+	return s
+}
+
+// nestedInt reads an integer that JSON decoding may have made a float64 or
+// an int64.
+func nestedInt(obj map[string]any, path ...string) (int64, bool) {
+	switch v := nested(obj, path...).(type) {
+	case int64:
+		return v, true
+	case float64:
+		return int64(v), true
+	case int:
+		return int64(v), true
+	}
+	return 0, false
+}
+
+func nestedSlice(obj map[string]any, path ...string) []any {
+	s, _ := nested(obj, path...).([]any)
+	return s
+}
+
+// labelString renders labels as k=v,k=v in key order.
+func labelString(m map[string]string) string {
+	if len(m) == 0 {
+		return "<none>"
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + "=" + m[k]
+	}
+	return strings.Join(parts, ",")
+}

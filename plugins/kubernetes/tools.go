@@ -1,0 +1,98 @@
+package kubernetes
+
+import (
+	"context"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/toolgate/toolgate/sdk/plugin"
+	"github.com/toolgate/toolgate/sdk/protov1"
+)
+
+// kube is one configured plugin: the cluster it talks to and what the
+// operator allows. Tool handlers are its methods.
+type kube struct {
+	c        *cluster
+	s        settings
+	contexts []contextInfo
+	logger   hclog.Logger
+	now      func() time.Time
+}
+
+// call bounds one tool call by the configured request timeout.
+func (k *kube) call(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, k.s.timeout)
+}
+
+func readTool() plugin.ToolOption {
+	return plugin.Labels(map[string]string{"category": "kubernetes", "access": "read"})
+}
+
+func writeTool() plugin.ToolOption {
+	return plugin.Labels(map[string]string{"category": "kubernetes", "access": "write"})
+}
+
+// nonDestructive marks a write that replaces nothing the caller did not name
+// and loses no data.
+func nonDestructive() plugin.ToolOption {
+	return func(t *protov1.Tool) {
+		f := false
+		t.Annotations.ReadOnly, t.Annotations.Destructive = &f, &f
+	}
+}
+
+// toolsFor is the tool set the settings allow. Tools the operator did not
+// allow are left out entirely rather than refused at call time, so they are
+// neither listed nor searchable nor callable.
+func toolsFor(k *kube) []plugin.Tool {
+	tools := []plugin.Tool{
+		plugin.NewTool("list_contexts",
+			"List the kubeconfig contexts (cluster, API server URL, user, default namespace) and which one this plugin uses. Like `kubectl config get-contexts`.",
+			k.listContexts, plugin.Title("List Kubernetes contexts"), plugin.ReadOnly(), plugin.Idempotent(), readTool()),
+		plugin.NewTool("list_namespaces",
+			"List the namespaces of the Kubernetes cluster with their status and age. Like `kubectl get namespaces`.",
+			k.listNamespaces, plugin.Title("List namespaces"), plugin.ReadOnly(), plugin.Idempotent(), readTool()),
+		plugin.NewTool("list_api_resources",
+			"List every resource kind the cluster serves — built-in kinds and custom resources (CRDs) — with API group/version, short names, whether it is namespaced, and its verbs. Like `kubectl api-resources`. Use it to find the kind name other tools take.",
+			k.listAPIResources, plugin.Title("List API resource kinds"), plugin.ReadOnly(), plugin.Idempotent(), readTool()),
+		plugin.NewTool("list_resources",
+			"List Kubernetes objects of any kind — pods, deployments, services, nodes, configmaps, custom resources — in one namespace or all namespaces, filtered by label and field selectors, page by page. Answers a kubectl-style table plus the objects. Like `kubectl get pods -n NAMESPACE -l app=web`.",
+			k.listResources, plugin.Title("List objects of a kind"), plugin.ReadOnly(), plugin.Idempotent(), readTool()),
+		plugin.NewTool("get_resource",
+			"Get one Kubernetes object (any kind, including custom resources) as YAML or JSON, with managedFields and other noise removed. Like `kubectl get deployment web -o yaml`.",
+			k.getResource, plugin.Title("Get one object"), plugin.ReadOnly(), plugin.Idempotent(), readTool()),
+		plugin.NewTool("describe_resource",
+			"Describe one Kubernetes object in a short summary: status, replicas, conditions, containers, owner, and its recent events. Like `kubectl describe`. Use it to find out why a pod or deployment is not healthy.",
+			k.describeResource, plugin.Title("Describe an object"), plugin.ReadOnly(), plugin.Idempotent(), readTool()),
+		plugin.NewTool("list_events",
+			"List recent cluster events (newest last), optionally only those of one object, one namespace, or only Warning events. Like `kubectl get events`. Shows why pods fail to schedule, pull images or start.",
+			k.listEvents, plugin.Title("List events"), plugin.ReadOnly(), plugin.Idempotent(), readTool()),
+		plugin.NewTool("get_pod_logs",
+			"Read the logs of a pod's container: last N lines, since a duration, or of the previous (crashed) container. Like `kubectl logs`. Says clearly when the cluster cannot serve logs for that pod.",
+			k.podLogs, plugin.Title("Read pod logs"), plugin.ReadOnly(), plugin.Idempotent(), readTool()),
+	}
+	if k.s.readOnly {
+		return tools
+	}
+	tools = append(tools,
+		plugin.NewTool("apply_manifest",
+			"Create or update Kubernetes objects from a YAML or JSON manifest (one or several documents) with server-side apply. Like `kubectl apply --server-side -f`. Supports dry_run.",
+			k.apply, plugin.Title("Apply a manifest"), plugin.Destructive(), plugin.Idempotent(), writeTool()),
+		plugin.NewTool("patch_resource",
+			"Patch fields of one Kubernetes object with a merge, JSON or strategic merge patch. Like `kubectl patch`. Supports dry_run.",
+			k.patch, plugin.Title("Patch an object"), plugin.Destructive(), writeTool()),
+		plugin.NewTool("scale_resource",
+			"Set the replica count of a deployment, statefulset, replicaset or any kind with a scale subresource. Like `kubectl scale --replicas=N`.",
+			k.scale, plugin.Title("Scale a workload"), plugin.Destructive(), plugin.Idempotent(), writeTool()),
+		plugin.NewTool("rollout_restart",
+			"Restart the pods of a deployment, statefulset or daemonset with a rolling update. Like `kubectl rollout restart`.",
+			k.rolloutRestart, plugin.Title("Restart a workload"), nonDestructive(), writeTool()),
+	)
+	if k.s.allowDestructive {
+		tools = append(tools, plugin.NewTool("delete_resource",
+			"Delete one Kubernetes object of any kind. Like `kubectl delete`. Supports dry_run and the propagation policy for dependents.",
+			k.deleteResource, plugin.Title("Delete an object"), plugin.Destructive(), plugin.Idempotent(), writeTool()))
+	}
+	return tools
+}
