@@ -126,7 +126,7 @@ func plural(n int, one, many string) string {
 	return strconv.Itoa(n) + " " + many
 }
 
-// filterPage applies offset and limit to a list, saying what was left out.
+// page applies offset and limit to a list and counts what the limit left out.
 func page[T any](items []T, offset, limit int) (shown []T, rest int) {
 	if offset > len(items) {
 		offset = len(items)

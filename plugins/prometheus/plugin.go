@@ -67,7 +67,8 @@ func (a *adapter) configure(_ context.Context, raw json.RawMessage) error {
 	return nil
 }
 
-// close releases the current client's connections.
+// close releases the current client's connections; the process exit does
+// it in production, tests call it so no keep-alive goroutine outlives them.
 func (a *adapter) close() {
 	a.mu.Lock()
 	defer a.mu.Unlock()

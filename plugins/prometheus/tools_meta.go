@@ -15,10 +15,10 @@ import (
 
 const (
 	descListMetrics = "List the metric names Prometheus has, filtered by a substring or a regular expression, paged. " +
-		"Use it to find which metrics exist before writing a query (e.g. everything about http, latency, memory, disk)."
+		"Use it to find which metrics exist before writing a query (e.g. everything about http, latency or cpu)."
 	descMetadata = "Describe a metric: its type (counter, gauge, histogram, summary), help text and unit, " +
 		"as the scraped targets declare them. Use it to learn what a metric means and how to query it."
-	descLabelNames = "List the label names (dimensions) used by all series or by the series matching a selector, " +
+	descLabelNames = "List the label names (dimensions) present on all series, or only on those a selector picks, " +
 		"e.g. which labels http_requests_total has to group or filter by."
 	descLabelValues = "List the values of one label, optionally only on series matching a selector: " +
 		"e.g. all jobs, all instances of a job, all status codes of a metric, all namespaces."
