@@ -60,7 +60,9 @@ func New(logger hclog.Logger) *Backend {
 	b.OnServerExit = func(err error) {
 		var ee *ExitError
 		if errors.As(err, &ee) {
-			logger.Error("mcp server exited", "status", ee.Status, "stderr", ee.Stderr)
+			// The status goes in the message too: the host's crash report
+			// shows the plugin's last messages without their fields.
+			logger.Error("mcp server exited ("+ee.Status+")", "status", ee.Status, "stderr", ee.Stderr)
 		} else {
 			logger.Error("mcp server exited", "error", err)
 		}
@@ -111,6 +113,7 @@ func (b *Backend) Configure(ctx context.Context, raw json.RawMessage) error {
 	if err != nil {
 		return err
 	}
+	cfg.clientVersion = b.Version
 	s, err := startSession(ctx, cfg, b.log, b.watchers.broadcast)
 	if err != nil {
 		return fmt.Errorf("start %s: %w", cfg.command, err)

@@ -20,7 +20,16 @@ import (
 // the first fetch of its lists when the config does not say otherwise.
 const defaultInitTimeout = 30 * time.Second
 
-// rawConfig is the plugin's `config {}` block as the operator wrote it.
+// rawConfig is the plugin's `config {}` block as the operator wrote it:
+//
+//	config {
+//	  command          = "npx"                      # required: a name in PATH or a path
+//	  args             = ["-y", "@modelcontextprotocol/server-everything"]
+//	  env              = { API_KEY = "..." }        # added to the plugin's environment
+//	  cwd              = "/srv/work"                # the server's working directory
+//	  init_timeout     = "30s"                      # start, initialize and first lists
+//	  protocol_version = "2025-06-18"               # default: the newest with a handshake
+//	}
 type rawConfig struct {
 	Command         string            `json:"command"`
 	Args            []string          `json:"args"`
@@ -39,6 +48,7 @@ type config struct {
 	dir             string
 	initTimeout     time.Duration
 	protocolVersion string
+	clientVersion   string // what the initialize handshake says toolgate is
 }
 
 // parseConfig decodes and checks a config block. Every problem found is

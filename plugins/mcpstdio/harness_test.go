@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -15,11 +16,22 @@ import (
 
 	"github.com/toolgate/toolgate/internal/testparts"
 	"github.com/toolgate/toolgate/plugins/mcpstdio"
+	"github.com/toolgate/toolgate/sdk/plugin"
 	"github.com/toolgate/toolgate/sdk/plugintest"
 	"github.com/toolgate/toolgate/sdk/protov1"
 )
 
+// servePluginEnv makes this test binary serve the plugin instead of running
+// tests, the way the gateway re-executes itself as `toolgate plugin serve
+// mcp-stdio`, so tests can drive a real plugin process.
+const servePluginEnv = "MCPSTDIO_TEST_SERVE_PLUGIN"
+
 func TestMain(m *testing.M) {
+	if os.Getenv(servePluginEnv) == "1" {
+		logger := plugin.Logger()
+		plugin.ServeBackend(mcpstdio.New(logger), logger)
+		return
+	}
 	goleak.VerifyTestMain(m)
 }
 

@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -107,7 +109,7 @@ func startSession(ctx context.Context, cfg *config, log hclog.Logger, emit func(
 	}()
 	s.info, err = s.client.Initialize(initCtx, mcp.InitializeRequest{Params: mcp.InitializeParams{
 		ProtocolVersion: cfg.protocolVersion,
-		ClientInfo:      mcp.Implementation{Name: "toolgate", Version: "mcp-stdio"},
+		ClientInfo:      mcp.Implementation{Name: "toolgate", Version: cfg.clientVersion},
 	}})
 	if err != nil {
 		return nil, s.abort("initialize", err)
@@ -190,8 +192,10 @@ func (s *session) request(ctx context.Context, method string, params any) (json.
 	case ctx.Err() != nil:
 		s.cancelRequest(id, ctx.Err())
 		return nil, ctx.Err()
-	case errors.Is(err, transport.ErrTransportClosed):
-		return nil, fmt.Errorf("%s: %w", method, ErrServerGone)
+	case errors.Is(err, transport.ErrTransportClosed), errors.Is(err, syscall.EPIPE), errors.Is(err, os.ErrClosed):
+		// Its stdout closed, or its stdin did: the server is gone, whichever
+		// the transport noticed first.
+		return nil, fmt.Errorf("%s: %w: %v", method, ErrServerGone, err)
 	}
 	return nil, fmt.Errorf("%s: %w", method, err)
 }
