@@ -24,8 +24,10 @@ func Serve(t testing.TB, b protov1.Backend) protov1.Backend {
 		wire.PluginName: &wire.GRPCPlugin{Impl: server},
 	})
 	t.Cleanup(func() {
-		_ = client.Close()
+		// Stop the server first: closing the client asks go-plugin to stop it
+		// too, and the two stops would race.
 		srv.Stop()
+		_ = client.Close()
 	})
 	raw, err := client.Dispense(wire.PluginName)
 	if err != nil {
