@@ -11,6 +11,7 @@ var synonymGroups = [][]string{
 	{"update", "edit", "modify", "change", "patch", "alter"},
 	{"write", "save", "store", "overwrite", "put"},
 	{"read", "open", "load", "view"},
+	{"get", "read", "fetch", "retrieve", "load"},
 	{"move", "rename", "mv"},
 	{"copy", "duplicate", "clone"},
 	{"query", "search", "find", "lookup", "look", "locate", "grep"},
