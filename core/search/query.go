@@ -20,12 +20,12 @@ type termGroup []weightedTerm
 
 // Weights of the alternatives, relative to the word as typed.
 const (
-	synonymWeight   = 0.6
+	synonymWeight   = 0.75
 	expansionWeight = 0.8
 	typoWeight      = 0.7
 	typo2Weight     = 0.5
 	prefixWeight    = 0.5
-	genericWeight   = 0.5
+	genericWeight   = 0.6
 	maxPrefixTerms  = 8
 )
 

@@ -61,7 +61,9 @@ func TestCommonWordsCountLess(t *testing.T) {
 			t.Errorf("Search(%q) = %v, want %s first", q, got, want)
 		}
 	}
-	if got := ids(t, ix, Query{Text: "read"}); len(got) != 1 {
-		t.Errorf("Search(read) = %v: readOnly labels must not match", got)
+	for _, q := range []string{"only", "true", "readonly"} {
+		if got := ids(t, ix, Query{Text: q}); len(got) != 0 {
+			t.Errorf("Search(%s) = %v: the readOnly=true label must not match", q, got)
+		}
 	}
 }
