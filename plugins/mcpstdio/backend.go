@@ -119,6 +119,14 @@ func (b *Backend) Configure(ctx context.Context, raw json.RawMessage) error {
 		return fmt.Errorf("start %s: %w", cfg.command, err)
 	}
 	b.mu.Lock()
+	select {
+	case <-b.closed:
+		// Close ran while the server started; it must not outlive the plugin.
+		b.mu.Unlock()
+		s.stop()
+		return ErrServerGone
+	default:
+	}
 	b.sess = s
 	b.mu.Unlock()
 	b.wg.Add(1)
@@ -141,8 +149,8 @@ func (b *Backend) watchExit(s *session) {
 // Close stops the server and ends every Watch stream. The plugin process
 // needs no Close (the host kills its process group); tests and embedders do.
 func (b *Backend) Close() error {
-	b.closeOnce.Do(func() { close(b.closed) })
 	b.mu.Lock()
+	b.closeOnce.Do(func() { close(b.closed) })
 	s := b.sess
 	b.mu.Unlock()
 	if s != nil {

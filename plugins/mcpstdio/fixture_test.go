@@ -28,6 +28,7 @@ func TestFixture(t *testing.T) {
 		{"prompts list changed", testFixturePromptsChanged},
 		{"resource updated", testFixtureResourceUpdated},
 		{"log during call", testFixtureLogDuringCall},
+		{"log between calls", testFixtureLogBetweenCalls},
 		{"cancel reaches server", testFixtureCancelReachesServer},
 		{"bad arguments", testFixtureBadArguments},
 	} {
@@ -128,6 +129,15 @@ func testFixtureLogDuringCall(t *testing.T, h *harness) {
 	logs := events.Logs()
 	if len(logs) != 1 || logs[0].Level != "warning" || logs[0].Logger != "fixture" || !jsonEqual(logs[0].Data, `{"said":"hi"}`) {
 		t.Errorf("call logs = %+v; want the server's one warning, before the result", logs)
+	}
+}
+
+func testFixtureLogBetweenCalls(t *testing.T, h *harness) {
+	events := h.watch(t)
+	h.call(t, "log-later", nil)
+	e := waitEvent(t, events, protov1.EventLog)
+	if e.Log == nil || e.Log.Level != "info" || e.Log.Logger != "fixture" || string(e.Log.Data) != `"later"` {
+		t.Errorf("log event = %+v", e.Log)
 	}
 }
 

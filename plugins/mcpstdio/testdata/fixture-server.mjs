@@ -20,6 +20,7 @@ const tools = [
   { name: "add-tool", description: "Register a tool with the given name.", inputSchema: obj({ name: { type: "string" } }, ["name"]) },
   { name: "add-prompt", description: "Register a prompt with the given name.", inputSchema: obj({ name: { type: "string" } }, ["name"]) },
   { name: "log-and-answer", description: "Send a log message, then answer.", inputSchema: obj({ text: { type: "string" } }) },
+  { name: "log-later", description: "Send a log message shortly after answering.", inputSchema: obj() },
   { name: "touch-resource", description: "Announce that a resource changed.", inputSchema: obj({ uri: { type: "string" } }, ["uri"]) },
   { name: "wait-for-cancel", description: "Answer only when cancelled; say so on stderr.", inputSchema: obj() },
   { name: "noise", description: "Print a non-JSON line to stdout, then answer.", inputSchema: obj() },
@@ -53,6 +54,9 @@ server.setRequestHandler(types.CallToolRequestSchema, async (req, extra) => {
     case "log-and-answer":
       await server.sendLoggingMessage({ level: "warning", logger: "fixture", data: { said: args.text ?? "" } });
       return text(`answered ${args.text ?? ""}`);
+    case "log-later":
+      setTimeout(() => server.sendLoggingMessage({ level: "info", logger: "fixture", data: "later" }), 200);
+      return text("scheduled");
     case "touch-resource":
       await server.sendResourceUpdated({ uri: args.uri });
       return text("touched");
