@@ -27,7 +27,7 @@ type logsArgs struct {
 	Name       string `json:"name" description:"Pod name."`
 	Namespace  string `json:"namespace,omitempty" description:"Namespace of the pod; default the plugin's namespace."`
 	Container  string `json:"container,omitempty" description:"Container name; needed when the pod has several (default: the only one, or the pod's default container)."`
-	TailLines  int64  `json:"tail_lines,omitempty" description:"Return only the last N lines (default 200)."`
+	TailLines  int64  `json:"tail_lines,omitempty" description:"Return only the newest N lines (default 200)."`
 	Since      string `json:"since,omitempty" description:"Only lines newer than this duration, e.g. 10m or 2h."`
 	Previous   bool   `json:"previous,omitempty" description:"Logs of the previous instance of the container, the one that crashed or restarted."`
 	Timestamps bool   `json:"timestamps,omitempty" description:"Prefix each line with its timestamp."`

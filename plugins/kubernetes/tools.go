@@ -57,7 +57,7 @@ func toolsFor(k *kube) []plugin.Tool {
 			"List every resource kind the cluster serves — built-in kinds and custom resources (CRDs) — with API group/version, short names, whether it is namespaced, and its verbs. Like `kubectl api-resources`. Use it to find the kind name other tools take.",
 			k.listAPIResources, plugin.Title("List API resource kinds"), plugin.ReadOnly(), plugin.Idempotent(), readTool()),
 		plugin.NewTool("list_resources",
-			"List Kubernetes objects of any kind — pods, deployments, services, nodes, configmaps, custom resources — in one namespace or all namespaces, filtered by label and field selectors, page by page. Answers a kubectl-style table plus the objects. Like `kubectl get pods -n NAMESPACE -l app=web`.",
+			"List Kubernetes objects of one kind — pods, deployments, services, configmaps, nodes, custom resources — in a namespace or across all namespaces, with label and field selectors and paging. Like `kubectl get pods` or `kubectl get deployments -n NAMESPACE -l app=web`: a table plus the objects.",
 			k.listResources, plugin.Title("List objects of a kind"), plugin.ReadOnly(), plugin.Idempotent(), readTool()),
 		plugin.NewTool("get_resource",
 			"Get one Kubernetes object (any kind, including custom resources) as YAML or JSON, with managedFields and other noise removed. Like `kubectl get deployment web -o yaml`.",
@@ -69,7 +69,7 @@ func toolsFor(k *kube) []plugin.Tool {
 			"List recent cluster events (newest last), optionally only those of one object, one namespace, or only Warning events. Like `kubectl get events`. Shows why pods fail to schedule, pull images or start.",
 			k.listEvents, plugin.Title("List events"), plugin.ReadOnly(), plugin.Idempotent(), readTool()),
 		plugin.NewTool("get_pod_logs",
-			"Read the logs of a pod's container: last N lines, since a duration, or of the previous (crashed) container. Like `kubectl logs`. Says clearly when the cluster cannot serve logs for that pod.",
+			"Read the logs of a container in a pod, like `kubectl logs`: the newest lines, those since a duration, or the previous (crashed) container's. Says clearly when the cluster cannot serve them.",
 			k.podLogs, plugin.Title("Read pod logs"), plugin.ReadOnly(), plugin.Idempotent(), readTool()),
 	}
 	if k.s.readOnly {
@@ -80,18 +80,18 @@ func toolsFor(k *kube) []plugin.Tool {
 			"Create or update Kubernetes objects from a YAML or JSON manifest (one or several documents) with server-side apply. Like `kubectl apply --server-side -f`. Supports dry_run.",
 			k.apply, plugin.Title("Apply a manifest"), plugin.Destructive(), plugin.Idempotent(), writeTool()),
 		plugin.NewTool("patch_resource",
-			"Patch fields of one Kubernetes object with a merge, JSON or strategic merge patch. Like `kubectl patch`. Supports dry_run.",
+			"Change fields of one Kubernetes object — labels, annotations, image, env, resources, any spec field — with a merge, JSON or strategic merge patch. Like `kubectl patch` or `kubectl label`. Supports dry_run.",
 			k.patch, plugin.Title("Patch an object"), plugin.Destructive(), writeTool()),
 		plugin.NewTool("scale_resource",
 			"Set the replica count of a deployment, statefulset, replicaset or any kind with a scale subresource. Like `kubectl scale --replicas=N`.",
 			k.scale, plugin.Title("Scale a workload"), plugin.Destructive(), plugin.Idempotent(), writeTool()),
 		plugin.NewTool("rollout_restart",
-			"Restart the pods of a deployment, statefulset or daemonset with a rolling update. Like `kubectl rollout restart`.",
+			"Restart a workload (deployment, statefulset or daemonset): its pods are replaced one by one with a rolling update, as `kubectl rollout restart` does.",
 			k.rolloutRestart, plugin.Title("Restart a workload"), nonDestructive(), writeTool()),
 	)
 	if k.s.allowDestructive {
 		tools = append(tools, plugin.NewTool("delete_resource",
-			"Delete one Kubernetes object of any kind. Like `kubectl delete`. Supports dry_run and the propagation policy for dependents.",
+			"Delete (remove) one Kubernetes object of any kind from the cluster: a pod, service, deployment, namespace or custom resource. Like `kubectl delete`. Supports dry_run and the propagation policy for dependents.",
 			k.deleteResource, plugin.Title("Delete an object"), plugin.Destructive(), plugin.Idempotent(), writeTool()))
 	}
 	return tools
