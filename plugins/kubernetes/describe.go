@@ -132,7 +132,8 @@ func summarize(obj *unstructured.Unstructured) description {
 	return d
 }
 
-// containers joins a pod's container specs with their statuses.
+// containers joins a pod's container specs with their statuses; for a
+// workload it lists its pod template's containers.
 func containers(o map[string]any) []container {
 	statuses := map[string]map[string]any{}
 	for _, s := range nestedSlice(o, "status", "containerStatuses") {
@@ -140,13 +141,17 @@ func containers(o map[string]any) []container {
 			statuses[nestedString(m, "name")] = m
 		}
 	}
+	specs, state := nestedSlice(o, "spec", "containers"), "not started"
+	if specs == nil {
+		specs, state = nestedSlice(o, "spec", "template", "spec", "containers"), "pod template"
+	}
 	var out []container
-	for _, c := range nestedSlice(o, "spec", "containers") {
+	for _, c := range specs {
 		m, ok := c.(map[string]any)
 		if !ok || nestedString(m, "image") == "" {
 			continue
 		}
-		ct := container{Name: nestedString(m, "name"), Image: nestedString(m, "image"), State: "not started"}
+		ct := container{Name: nestedString(m, "name"), Image: nestedString(m, "image"), State: state}
 		if st, ok := statuses[ct.Name]; ok {
 			ct.Ready, _ = nested(st, "ready").(bool)
 			ct.Restarts, _ = nestedInt(st, "restartCount")

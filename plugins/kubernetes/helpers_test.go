@@ -128,3 +128,41 @@ func toolNames(t *testing.T, b protov1.Backend) map[string]protov1.Tool {
 	}
 	return out
 }
+
+// pluginUnderTest is a configured plugin and the test using it.
+type pluginUnderTest struct {
+	t *testing.T
+	b protov1.Backend
+}
+
+// ok calls a tool that must succeed and returns its text and structured
+// content.
+func (p pluginUnderTest) ok(tool string, args map[string]any) (string, map[string]any) {
+	p.t.Helper()
+	res := callTool(p.t, p.b, tool, args)
+	text := mustSucceed(p.t, res)
+	var structured map[string]any
+	if len(res.StructuredContent) > 0 {
+		if err := json.Unmarshal(res.StructuredContent, &structured); err != nil {
+			p.t.Fatalf("%s: structured content: %v", tool, err)
+		}
+	}
+	return text, structured
+}
+
+// fail calls a tool that must answer an error and returns its text.
+func (p pluginUnderTest) fail(tool string, args map[string]any) string {
+	p.t.Helper()
+	return mustFail(p.t, callTool(p.t, p.b, tool, args))
+}
+
+// itemNames lists metadata.name of the items of a list answer.
+func itemNames(structured map[string]any) []string {
+	items, _ := structured["items"].([]any)
+	var names []string
+	for _, it := range items {
+		obj, _ := it.(map[string]any)
+		names = append(names, nestedString(obj, "metadata", "name"))
+	}
+	return names
+}

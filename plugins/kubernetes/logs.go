@@ -74,11 +74,12 @@ func (k *kube) podLogs(ctx context.Context, _ *plugin.Call, in logsArgs) (*plugi
 	raw, err := k.c.typed.CoreV1().Pods(ns).GetLogs(in.Name, opts).Do(ctx).Raw()
 	if err != nil {
 		var status apierrors.APIStatus
-		if !errors.As(err, &status) || apierrors.IsForbidden(err) || apierrors.IsNotFound(err) || apierrors.IsUnauthorized(err) {
+		if !errors.As(err, &status) || apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) {
 			return k.c.fail(target{verb: "get", resource: "pods/log", name: in.Name, namespace: ns}, err), nil
 		}
-		// Any other status means the API server could not get the logs from
-		// the node: no kubelet, node gone, container never ran.
+		// The pod was just read, so any other status means the API server
+		// could not get the logs from the node: no kubelet, node gone (a
+		// NotFound for the node), container never ran.
 		return notAvailable(ns, in.Name, container, fmt.Sprintf("the API server could not fetch them from node %q: %s", pod.Spec.NodeName, status.Status().Message))
 	}
 	text := string(raw)
