@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"slices"
 	"strings"
 
@@ -147,7 +148,7 @@ func (c *cluster) resolve(ctx context.Context, kind, apiVersion string) (resourc
 		var err error
 		all, err = c.resources(ctx, apiVersion)
 		if err != nil {
-			return resource{}, err
+			return resource{}, groupVersionErr(apiVersion, err)
 		}
 		for _, r := range all {
 			if r.matches(name) && (!pinned || strings.EqualFold(r.GVR.Group, group)) {
@@ -178,7 +179,7 @@ func (c *cluster) resolveGVK(ctx context.Context, apiVersion, kind string) (reso
 			continue
 		}
 		if err != nil {
-			return resource{}, fmt.Errorf("%s %s: %w (%v)", apiVersion, kind, ErrUnknownKind, err)
+			return resource{}, groupVersionErr(apiVersion, err)
 		}
 		for _, r := range all {
 			if r.Kind == kind {
@@ -187,6 +188,16 @@ func (c *cluster) resolveGVK(ctx context.Context, apiVersion, kind string) (reso
 		}
 	}
 	return resource{}, fmt.Errorf("%s %s is not served by this cluster: %w", apiVersion, kind, ErrUnknownKind)
+}
+
+// groupVersionErr tells a group/version the server does not serve from a
+// server that cannot be reached: only the latter is a transport failure.
+func groupVersionErr(apiVersion string, err error) error {
+	var transport *url.Error
+	if apiVersion == "" || errors.As(err, &transport) {
+		return err
+	}
+	return fmt.Errorf("API version %q is not served by this cluster (%v): %w", apiVersion, err, ErrUnknownKind)
 }
 
 // hasSubresource reports whether r serves the named subresource ("scale").

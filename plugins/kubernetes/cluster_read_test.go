@@ -10,7 +10,9 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/yaml"
 )
 
@@ -236,4 +238,30 @@ func TestPodLogsNotAvailable(t *testing.T) {
 	mustContain(t, p.fail("get_pod_logs", map[string]any{"name": "two", "container": "db"}), `no container "db"`)
 	mustContain(t, p.fail("get_pod_logs", map[string]any{"name": "two", "container": "sidecar", "previous": true}), "not available")
 	mustContain(t, p.fail("get_pod_logs", map[string]any{"name": "gone"}), fmt.Sprintf(`get pods "gone" in namespace %q: not found`, ns))
+}
+
+func TestUnknownKindsAndVersions(t *testing.T) {
+	p := kubeCluster(t).adminPlugin(t, nil)
+	mustContain(t, p.fail("get_resource", map[string]any{"kind": "deplyoments", "name": "x"}),
+		`"deplyoments" is not a kind this cluster serves`, "did you mean deployments.apps")
+	mustContain(t, p.fail("list_resources", map[string]any{"kind": "deployments", "api_version": "apps/v9"}),
+		`API version "apps/v9" is not served`)
+	mustContain(t, p.fail("list_resources", map[string]any{"kind": "pods", "api_version": "apps/v1"}),
+		`"pods" is not a kind apps/v1 serves`)
+	text, _ := p.ok("list_resources", map[string]any{"kind": "deployments", "api_version": "apps/v1", "all_namespaces": true})
+	mustContain(t, text, "NAMESPACE")
+	// A CRD installed after the first lookup is found without a restart.
+	mustContain(t, p.fail("list_resources", map[string]any{"kind": "gadgets"}), "not a kind")
+	c := kubeCluster(t)
+	crd := widgetCRD()
+	crd.Name, crd.Spec.Names = "gadgets.example.com", apiextensionsv1.CustomResourceDefinitionNames{Plural: "gadgets", Singular: "gadget", Kind: "Gadget", ListKind: "GadgetList"}
+	crd.Spec.Versions[0].AdditionalPrinterColumns = nil
+	if err := envtest.CreateCRDs(c.env.Config, []*apiextensionsv1.CustomResourceDefinition{crd}); err != nil {
+		t.Fatal(err)
+	}
+	if err := envtest.WaitForCRDs(c.env.Config, []*apiextensionsv1.CustomResourceDefinition{crd}, envtest.CRDInstallOptions{MaxTime: 30 * time.Second, PollInterval: 100 * time.Millisecond}); err != nil {
+		t.Fatal(err)
+	}
+	text, _ = p.ok("list_resources", map[string]any{"kind": "gadgets"})
+	mustContain(t, text, "No gadgets.example.com found")
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -55,7 +56,7 @@ func (c *cluster) list(ctx context.Context, r resource, q listQuery) (*listing, 
 	}
 	raw, err := req.Do(ctx).Raw()
 	if err != nil {
-		return nil, err
+		return nil, statusFromBody(raw, err)
 	}
 	var probe struct {
 		Kind string `json:"kind"`
@@ -164,4 +165,16 @@ func apiPath(r resource, namespace string) []string {
 		p = append(p, "namespaces", namespace)
 	}
 	return append(p, r.GVR.Resource)
+}
+
+// statusFromBody recovers the API server's own Status from an error body.
+// The typed client cannot decode a JSON Status after asking for a Table, so
+// its error says only "unknown"; the server's message says who was refused
+// what.
+func statusFromBody(body []byte, err error) error {
+	var st metav1.Status
+	if json.Unmarshal(body, &st) != nil || st.Kind != "Status" || st.Message == "" {
+		return err
+	}
+	return &apierrors.StatusError{ErrStatus: st}
 }
