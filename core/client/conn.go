@@ -242,14 +242,15 @@ func (c *Conn) do(ctx context.Context, method string, body []byte, sid string) (
 			}
 			return resp, nil
 		}
-		if !isDialError(err) || ctx.Err() != nil || time.Now().Add(backoff).After(deadline) {
+		left := time.Until(deadline)
+		if !isDialError(err) || ctx.Err() != nil || left <= 0 {
 			return nil, &UnreachableError{URL: c.opts.URL, Err: err}
 		}
 		if !warned {
 			c.log.Warn("gateway unreachable; retrying", "url", c.opts.URL, "for", c.opts.ReconnectWindow, "error", err)
 			warned = true
 		}
-		if err := sleep(ctx, backoff); err != nil {
+		if err := sleep(ctx, min(backoff, left)); err != nil {
 			return nil, &UnreachableError{URL: c.opts.URL, Err: err}
 		}
 		backoff = min(backoff*2, time.Second)
