@@ -74,8 +74,9 @@ func TestWriteRoundTrip(t *testing.T) {
 	mustContain(t, text, "image: nginx:1.27", "replicas: 1")
 
 	p.ok("patch_resource", map[string]any{"kind": "deployment", "name": "rt", "patch": `{"metadata":{"labels":{"tier":"web"}}}`})
-	p.ok("patch_resource", map[string]any{"kind": "deployment", "name": "rt", "type": "strategic",
+	text, _ = p.ok("patch_resource", map[string]any{"kind": "deployment", "name": "rt", "type": "strategic",
 		"patch": "spec:\n  template:\n    spec:\n      containers:\n      - name: app\n        image: nginx:1.28\n"})
+	mustContain(t, text, fmt.Sprintf(`Patched deployments.apps "rt" in namespace %q (strategic patch)`, ns))
 	p.ok("patch_resource", map[string]any{"kind": "configmap", "name": "rt-config", "type": "json",
 		"patch": `[{"op":"add","path":"/data/extra","value":"1"}]`})
 	dep, _ = deps.Get(ctx, "rt", metav1.GetOptions{})
@@ -148,7 +149,7 @@ func TestApplyConflict(t *testing.T) {
 	p := c.adminPlugin(t, map[string]any{"namespace": ns, "read_only": false})
 	manifest := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: shared}\ndata: {owner: toolgate}\n"
 	text := p.fail("apply_manifest", map[string]any{"manifest": manifest})
-	mustContain(t, text, fmt.Sprintf(`apply configmaps "shared" in namespace %q: conflict`, ns), "force=true", "other-tool")
+	mustContain(t, text, fmt.Sprintf(`apply configmaps "shared" in namespace %q: conflict`, ns), "force=true", `conflict with "other-tool"`, ".data.owner")
 
 	p.ok("apply_manifest", map[string]any{"manifest": manifest, "force": true})
 	if cm, _ := c.typed.CoreV1().ConfigMaps(ns).Get(ctx, "shared", metav1.GetOptions{}); cm.Data["owner"] != "toolgate" {

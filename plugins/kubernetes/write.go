@@ -165,7 +165,7 @@ func (k *kube) patch(ctx context.Context, _ *plugin.Call, in patchArgs) (*plugin
 	if ns != "" {
 		text += fmt.Sprintf(" in namespace %q", ns)
 	}
-	text += fmt.Sprintf(" (%s patch); resourceVersion now %s.", pt, out.GetResourceVersion()) + dryRunNote(in.DryRun)
+	text += fmt.Sprintf(" (%s patch); resourceVersion now %s.", firstNonEmpty(in.Type, "merge"), out.GetResourceVersion()) + dryRunNote(in.DryRun)
 	return plugin.JSON(strip(out.Object), text)
 }
 
