@@ -142,9 +142,9 @@ func typedValue(schema json.RawMessage, v string) (any, error) {
 		_ = json.Unmarshal(s.Type, &types)
 	}
 	if len(types) == 0 {
-		var any any
-		if json.Unmarshal([]byte(v), &any) == nil {
-			return any, nil
+		var val any
+		if json.Unmarshal([]byte(v), &val) == nil {
+			return val, nil
 		}
 		return v, nil
 	}
