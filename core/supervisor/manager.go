@@ -73,20 +73,21 @@ func NewManager(specs []Spec, opts ManagerOptions) *Manager {
 	return m
 }
 
-// Run starts every supervisor, indexes lazy plugins from their stored
-// manifests (starting in the background those with none), and returns at once.
+// Run starts every supervisor, indexes every plugin from its stored manifest
+// (starting in the background the lazy ones with none), and returns at once.
 // Everything stops when ctx ends; Wait waits for that.
 func (m *Manager) Run(ctx context.Context) {
 	for _, name := range m.order {
 		s := m.sups[name]
-		if !s.spec.AutoStart {
-			man, err := m.store.Load(m.keys[name])
-			if err != nil {
-				m.log.Warn("stored manifest unusable", "plugin", name, "error", err)
-			}
-			if man != nil {
-				m.catalog.Set(name, man)
-			}
+		// Every plugin's tools are known from its last run before it starts,
+		// so a call right after boot waits for the plugin instead of hearing
+		// of no such tool; the running plugin's own list replaces this.
+		man, err := m.store.Load(m.keys[name])
+		if err != nil {
+			m.log.Warn("stored manifest unusable", "plugin", name, "error", err)
+		}
+		if man != nil {
+			m.catalog.Set(name, man)
 		}
 		m.wg.Add(1)
 		go func() {
