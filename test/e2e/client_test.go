@@ -33,6 +33,8 @@ type mcpClient struct {
 	nextID  int
 	pending map[int]*pendingCall
 	gone    chan struct{} // closed when the client's stdout ends
+
+	closeOnce sync.Once
 }
 
 // result is an MCP CallToolResult as the SDK hands it to its caller.
@@ -371,8 +373,12 @@ func sdkTimeout(ctx context.Context) time.Duration {
 	return 0
 }
 
-// close ends the client process; over stdio the SDK then ends the gateway.
-func (c *mcpClient) close() {
+// close ends the client process without waiting for calls in flight; over
+// stdio the SDK then ends the gateway.
+func (c *mcpClient) close() { c.closeOnce.Do(c.end) }
+
+func (c *mcpClient) end() {
+	_, _ = c.stdin.Write([]byte(`{"op":"close"}` + "\n"))
 	_ = c.stdin.Close()
 	select {
 	case <-c.gone:

@@ -57,6 +57,32 @@ func TestClientOverStdio(t *testing.T) {
 		}
 		t.Logf("1000 call_tool requests over stdio in %s", time.Since(start).Round(time.Millisecond))
 	})
+
+	t.Run("the gateway and its plugins end with the session", func(t *testing.T) {
+		gw, ok := lookProc(c.ServerPid)
+		if !ok {
+			t.Fatalf("the gateway (pid %d) is not running", c.ServerPid)
+		}
+		seen := processSet{}
+		seen.add(gw)
+		seen.add(descendants(gw.Pid)...)
+		if len(seen) < 3 {
+			t.Fatalf("want the gateway, the plugin and the npm server, got %v", seen)
+		}
+		start := time.Now()
+		exited := make(chan time.Duration, 1)
+		go func() {
+			for gw.alive() {
+				time.Sleep(5 * time.Millisecond)
+			}
+			exited <- time.Since(start)
+		}()
+		c.close()
+		if err := seen.waitGone(15 * time.Second); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("the gateway exited %s after the client closed; all gone after %s", (<-exited).Round(time.Millisecond), time.Since(start).Round(time.Millisecond))
+	})
 }
 
 // checkClientView checks what an assistant sees through a session: only the

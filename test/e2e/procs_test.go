@@ -147,20 +147,22 @@ func (s processSet) add(ps ...proc) {
 	}
 }
 
-// survivors lists the remembered processes still alive, and any other
-// process still in one of their process groups.
-func (s processSet) survivors() []proc {
+// survivors lists the remembered processes still alive and, when groups is
+// set, any other process still in one of their process groups.
+func (s processSet) survivors(groups bool) []proc {
 	var out []proc
-	groups := map[int]bool{}
+	pgids := map[int]bool{}
 	seen := map[int]bool{}
 	for p := range s {
 		if p.alive() {
 			out = append(out, p)
 			seen[p.Pid] = true
 		}
-		groups[p.Pgid] = true
+		if groups {
+			pgids[p.Pgid] = true
+		}
 	}
-	for g := range groups {
+	for g := range pgids {
 		if g == syscall.Getpgrp() {
 			continue // the test's own group: the gateway itself is in it
 		}
@@ -177,11 +179,17 @@ func (s processSet) survivors() []proc {
 // errStillAlive is what waitGone reports about processes that did not end.
 var errStillAlive = errors.New("processes still alive")
 
-// waitGone waits up to d for every remembered process to end.
-func (s processSet) waitGone(d time.Duration) error {
+// waitGone waits up to d for every remembered process, and every process in
+// their process groups, to end.
+func (s processSet) waitGone(d time.Duration) error { return s.wait(d, true) }
+
+// waitExited waits up to d for every remembered process to end.
+func (s processSet) waitExited(d time.Duration) error { return s.wait(d, false) }
+
+func (s processSet) wait(d time.Duration, groups bool) error {
 	deadline := time.Now().Add(d)
 	for {
-		left := s.survivors()
+		left := s.survivors(groups)
 		if len(left) == 0 {
 			return nil
 		}
