@@ -150,6 +150,7 @@ func startClient(t *testing.T, args ...string) *mcpClient {
 	c.cmd.Env = append(os.Environ(), "MCP_SDK_DIR="+filepath.Join(testparts.NodeModules(t), "node_modules", "@modelcontextprotocol", "sdk"))
 	c.cmd.Stderr = c.stderr
 	c.cmd.WaitDelay = 2 * time.Second
+	c.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if c.stdin, err = c.cmd.StdinPipe(); err != nil {
 		t.Fatal(err)
 	}

@@ -87,6 +87,8 @@ func startGateway(t *testing.T, s setup) *gateway {
 	g.cmd = exec.Command(bins.toolgate, "serve", "--config", cfg)
 	g.cmd.Stdout, g.cmd.Stderr = g.log, g.log
 	g.cmd.WaitDelay = 2 * time.Second // a leftover child holding the log pipe must not hang Wait
+	// Should the test binary die (a timeout panic), the gateway must not outlive it.
+	g.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := g.cmd.Start(); err != nil {
 		t.Fatalf("start gateway: %v", err)
 	}
