@@ -18,6 +18,7 @@ import (
 	"os"
 	"runtime/debug"
 	"sync"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -175,8 +176,25 @@ func (b *Backend) CallTool(ctx context.Context, req *protov1.CallRequest, events
 	if err != nil {
 		return nil, err
 	}
-	return s.callTool(ctx, req, events)
+	res, err := s.callTool(ctx, req, events)
+	if errors.Is(err, ErrServerGone) && !s.stopped() {
+		// The server died under the call, and the plugin is about to exit
+		// with it (OnServerExit). Answering now would pass the death off as
+		// the tool's own failure; waiting lets the host see this plugin crash,
+		// name it, and retry the call if it is safe to.
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-b.closed:
+		case <-time.After(serverGoneWait):
+		}
+	}
+	return res, err
 }
+
+// serverGoneWait bounds how long a call whose server died waits for the
+// plugin's own exit before it answers with the error itself.
+const serverGoneWait = 5 * time.Second
 
 func (b *Backend) ListResources(context.Context) ([]protov1.Resource, error) {
 	s, err := b.session()
