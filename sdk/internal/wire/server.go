@@ -74,13 +74,15 @@ func (s *Server) Configure(ctx context.Context, req *pluginv1.ConfigureRequest) 
 	if cerr == nil {
 		return resp, nil
 	}
+	// Only a *ConfigError says the operator's settings are wrong, which no
+	// retry can mend; any other failure (a backend that would not start) is
+	// an error the host may try again.
 	var ce *protov1.ConfigError
-	if errors.As(cerr, &ce) {
-		for _, f := range ce.Fields {
-			resp.Errors = append(resp.Errors, &pluginv1.FieldError{Path: f.Path, Message: f.Message})
-		}
-	} else {
-		resp.Errors = append(resp.Errors, &pluginv1.FieldError{Message: cerr.Error()})
+	if !errors.As(cerr, &ce) {
+		return nil, statusOf(cerr)
+	}
+	for _, f := range ce.Fields {
+		resp.Errors = append(resp.Errors, &pluginv1.FieldError{Path: f.Path, Message: f.Message})
 	}
 	return resp, nil
 }
