@@ -3,6 +3,8 @@ package plugin
 import (
 	"fmt"
 	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/hashicorp/go-hclog"
 	goplugin "github.com/hashicorp/go-plugin"
@@ -27,6 +29,7 @@ func Serve(p *Plugin) {
 // only known at run time implement Backend themselves.
 func ServeBackend(b protov1.Backend, logger hclog.Logger) {
 	detachStdin()
+	endGroupOnTerm()
 	goplugin.Serve(&goplugin.ServeConfig{
 		HandshakeConfig:  wire.Handshake,
 		VersionedPlugins: wire.VersionedPlugins(&wire.Server{Backend: b, Logger: logger}),
@@ -54,4 +57,20 @@ func detachStdin() {
 	}
 	defer null.Close()
 	_ = unix.Dup2(int(null.Fd()), 0)
+}
+
+// endGroupOnTerm kills the plugin's whole process group on SIGTERM. The host
+// starts every plugin as the leader of its own group and has the kernel send
+// SIGTERM when the host dies; ending the group then takes down whatever the
+// plugin spawned (an npx and the node under it), not just the plugin.
+func endGroupOnTerm() {
+	if unix.Getpgrp() != os.Getpid() {
+		return // not a group of our own: run by hand, not by a host
+	}
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, syscall.SIGTERM)
+	go func() {
+		<-ch
+		_ = syscall.Kill(0, syscall.SIGKILL)
+	}()
 }

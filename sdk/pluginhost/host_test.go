@@ -196,3 +196,17 @@ func waitGone(t *testing.T, pid int) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+func TestSIGTERMEndsWhatThePluginSpawned(t *testing.T) {
+	// The host has the kernel send SIGTERM when it dies; the plugin must then
+	// take its whole process group down with it.
+	p := start(t)
+	child, _ := strconv.Atoi(callText(t, p, "spawn", `{}`))
+	_ = syscall.Kill(p.Pid(), syscall.SIGTERM)
+	select {
+	case <-p.Exited():
+	case <-time.After(2 * time.Second):
+		t.Fatal("plugin ignored SIGTERM")
+	}
+	waitGone(t, child)
+}

@@ -15,7 +15,7 @@ import (
 
 // procRunner starts a plugin the way toolgate needs, for go-plugin's RunnerFunc:
 // in its own process group (so stopping it ends everything it spawned), with
-// SIGKILL on the gateway's death, with no stdin, and watched through a pidfd so
+// SIGTERM on the gateway's death, with no stdin, and watched through a pidfd so
 // its exit is known at once, even while its children still hold its pipes.
 type procRunner struct {
 	cmd            *exec.Cmd
@@ -32,7 +32,10 @@ func newProcRunner(cmd *exec.Cmd) *procRunner {
 
 func (r *procRunner) Start(context.Context) error {
 	r.cmd.Stdin = nil // /dev/null: the gateway's stdin may be its MCP stream
-	r.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	// SIGTERM on the gateway's death: the SDK answers it by killing the
+	// plugin's whole process group, which SIGKILL of the plugin alone would
+	// leave behind.
+	r.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
 	var err error
 	if r.stdout, err = r.cmd.StdoutPipe(); err != nil {
 		return err
