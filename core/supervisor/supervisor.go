@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -195,6 +196,9 @@ func (s *Supervisor) Call(ctx context.Context, req *protov1.CallRequest, events 
 		s.lastUsed.Store(time.Now().UnixNano())
 		s.inflight.Add(-1)
 	}()
+	if events != nil {
+		events = &monotonic{inner: events}
+	}
 	for attempt := 0; ; attempt++ {
 		p, err := s.acquire(ctx)
 		if err != nil {
@@ -256,3 +260,24 @@ func (p Policy) backoff(n int) time.Duration {
 	}
 	return d/2 + rand.N(d/2+1)
 }
+
+// monotonic passes on only progress that moves forward: MCP requires it, and a
+// call retried after a crash starts its progress over.
+type monotonic struct {
+	inner protov1.CallEvents
+	mu    sync.Mutex
+	last  float64
+	sent  bool
+}
+
+func (m *monotonic) Progress(p protov1.Progress) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.sent && p.Progress <= m.last {
+		return
+	}
+	m.last, m.sent = p.Progress, true
+	m.inner.Progress(p)
+}
+
+func (m *monotonic) Log(l protov1.LogMessage) { m.inner.Log(l) }

@@ -272,3 +272,39 @@ func TestBackoff(t *testing.T) {
 		t.Errorf("backoff(40) = %v, want capped at %v", d, p.BackoffMax)
 	}
 }
+
+type recorder struct {
+	mu   sync.Mutex
+	prog []float64
+}
+
+func (r *recorder) Progress(p protov1.Progress) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.prog = append(r.prog, p.Progress)
+}
+func (r *recorder) Log(protov1.LogMessage) {}
+
+func TestRetriedCallProgressNeverGoesBack(t *testing.T) {
+	h := run(t, Spec{AutoStart: true}, fast)
+	st := waitState(t, h.sup, Running, 10*time.Second)
+	go func() {
+		time.Sleep(150 * time.Millisecond)
+		_ = syscall.Kill(st.Pid, syscall.SIGKILL)
+	}()
+	rec := &recorder{}
+	_, err := h.sup.Call(context.Background(), &protov1.CallRequest{Name: "sleep", Arguments: json.RawMessage(`{"ms":400}`), WantProgress: true}, rec, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if len(rec.prog) < 2 {
+		t.Fatalf("progress = %v", rec.prog)
+	}
+	for i := 1; i < len(rec.prog); i++ {
+		if rec.prog[i] <= rec.prog[i-1] {
+			t.Fatalf("progress went back: %v", rec.prog)
+		}
+	}
+}
