@@ -24,10 +24,17 @@ type callArgs struct {
 // itself. Every failure on the way is an isError result that says what and
 // where; nothing waits past the call's deadline.
 func (h *Handlers) callTool(ctx context.Context, raw json.RawMessage, events protov1.CallEvents) (*protov1.Result, error) {
+	return h.observe(ctx, raw, events, h.runCall)
+}
+
+// runCall is callTool, noting in rec what the call was and, where only it
+// knows, how it ended.
+func (h *Handlers) runCall(ctx context.Context, raw json.RawMessage, events protov1.CallEvents, rec *CallRecord) (*protov1.Result, error) {
 	var in callArgs
 	if err := decode("call_tool", raw, &in); err != nil {
 		return nil, err
 	}
+	rec.Name, rec.ArgumentBytes = in.Name, len(in.Arguments)
 	if in.Name == "" {
 		return nil, &ArgumentError{Tool: "call_tool", Argument: "name", Problem: "is required (the tool to run, e.g. from filter_tools)"}
 	}
@@ -35,13 +42,17 @@ func (h *Handlers) callTool(ctx context.Context, raw json.RawMessage, events pro
 		return nil, &ArgumentError{Tool: "call_tool", Argument: "arguments", Problem: "must be an object of the tool's arguments"}
 	}
 	if core, ok := h.core[in.Name]; ok {
+		rec.Tool = in.Name
 		return core.Handle(ctx, in.Arguments, events)
 	}
 	t, ok := h.Catalog.Tool(in.Name)
 	if !ok {
+		rec.Outcome = OutcomeUnknownTool
 		return h.unknownTool(in.Name), nil
 	}
+	rec.Tool, rec.Plugin = t.ID, t.Plugin
 	if err := t.ValidateArguments(in.Arguments); err != nil {
+		rec.Outcome = OutcomeInvalidArguments
 		var ae *catalog.ArgumentError
 		if errors.As(err, &ae) {
 			return errorResult("%s\nexpected arguments (input schema of %s): %s", ae.Error(), t.ID, compact(t.Def.InputSchema)), nil
@@ -50,6 +61,7 @@ func (h *Handlers) callTool(ctx context.Context, raw json.RawMessage, events pro
 	}
 	sup, ok := h.Plugins.Get(t.Plugin)
 	if !ok {
+		rec.Outcome = OutcomeUnavailable
 		return errorResult("tool %s belongs to plugin %q, which is not configured", t.ID, t.Plugin), nil
 	}
 
@@ -72,26 +84,27 @@ func (h *Handlers) callTool(ctx context.Context, raw json.RawMessage, events pro
 	if err == nil {
 		return res, nil
 	}
-	return h.callFailure(ctx, callCtx, t, timeout, err), nil
+	res, rec.Outcome = h.callFailure(ctx, callCtx, t, timeout, err)
+	return res, nil
 }
 
 // callFailure explains a call that got no answer from its plugin.
-func (h *Handlers) callFailure(parent, callCtx context.Context, t *catalog.Tool, timeout time.Duration, err error) *protov1.Result {
+func (h *Handlers) callFailure(parent, callCtx context.Context, t *catalog.Tool, timeout time.Duration, err error) (*protov1.Result, Outcome) {
 	var crash *supervisor.CrashError
 	var unavailable *supervisor.UnavailableError
 	switch {
 	case parent.Err() != nil:
-		return errorResult("call to %s was cancelled by the client", t.ID)
+		return errorResult("call to %s was cancelled by the client", t.ID), OutcomeCancelled
 	case errors.As(err, &crash):
-		return errorResult("%v", crash)
+		return errorResult("%v", crash), OutcomeCrash
 	case errors.As(err, &unavailable) && !errors.Is(err, context.DeadlineExceeded):
-		return errorResult("cannot call %s: %v", t.ID, unavailable)
+		return errorResult("cannot call %s: %v", t.ID, unavailable), OutcomeUnavailable
 	case errors.Is(callCtx.Err(), context.DeadlineExceeded):
-		return errorResult("call to %s timed out after %s (plugin %q); pass \"timeout_seconds\" to call_tool to allow longer", t.ID, timeout, t.Plugin)
+		return errorResult("call to %s timed out after %s (plugin %q); pass \"timeout_seconds\" to call_tool to allow longer", t.ID, timeout, t.Plugin), OutcomeTimeout
 	case errors.Is(err, protov1.ErrNotFound):
-		return errorResult("plugin %q no longer has tool %q: %v", t.Plugin, t.Def.Name, err)
+		return errorResult("plugin %q no longer has tool %q: %v", t.Plugin, t.Def.Name, err), OutcomeUnknownTool
 	}
-	return errorResult("call to %s failed in plugin %q: %v", t.ID, t.Plugin, err)
+	return errorResult("call to %s failed in plugin %q: %v", t.ID, t.Plugin, err), OutcomeError
 }
 
 func compact(schema json.RawMessage) string {

@@ -36,6 +36,8 @@ type Handlers struct {
 	// itself asks for another.
 	CallTimeout func(plugin string) time.Duration
 	Logger      hclog.Logger
+	// Observer, when set, hears of every call_tool and how it ended.
+	Observer CallObserver
 
 	core map[string]*Tool
 }
