@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"sync"
 
 	"github.com/hashicorp/go-hclog"
@@ -55,6 +56,10 @@ type Options struct {
 	AllowedOrigins, AllowedHosts []string
 	// TLSCert and TLSKey are PEM files; set both to serve HTTPS.
 	TLSCert, TLSKey string
+	// Handlers are more HTTP endpoints served beside /mcp, on the same
+	// listener and behind the same checks (Host, Origin, bearer token, body
+	// limit), keyed by http.ServeMux pattern: "/metrics", "GET /healthz".
+	Handlers map[string]http.Handler
 }
 
 // OptionError is an Options value New cannot serve with.
@@ -186,6 +191,32 @@ func (s *Server) check() error {
 	}
 	if (s.opts.TLSCert == "") != (s.opts.TLSKey == "") {
 		return &OptionError{Field: "TLSCert/TLSKey", Problem: "set both or neither"}
+	}
+	return checkHandlers(s.opts.Handlers)
+}
+
+// checkHandlers registers the extra handlers on a scratch mux, where a bad
+// or clashing pattern (one that would shadow /mcp) is an error instead of the
+// panic http.ServeMux raises.
+func checkHandlers(handlers map[string]http.Handler) (err error) {
+	mux := http.NewServeMux()
+	mux.Handle(endpointPath, http.NotFoundHandler())
+	for pattern, h := range handlers {
+		field := fmt.Sprintf("Handlers[%q]", pattern)
+		if h == nil {
+			return &OptionError{Field: field, Problem: "is nil"}
+		}
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					err = &OptionError{Field: field, Problem: fmt.Sprint(r)}
+				}
+			}()
+			mux.Handle(pattern, h)
+		}()
+		if err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -28,8 +28,9 @@ const (
 	keepAliveInterval = 25 * time.Second
 )
 
-// Handler serves streamable HTTP at /mcp behind the access checks (Host,
-// Origin, bearer token, request size). Call Close when done with it.
+// Handler serves streamable HTTP at /mcp, and Options.Handlers, behind the
+// access checks (Host, Origin, bearer token, request size). Call Close when
+// done with it.
 func (s *Server) Handler() http.Handler {
 	_, h := s.front(nil)
 	return h
@@ -41,6 +42,9 @@ func (s *Server) front(stop <-chan struct{}) (*httpTransport, http.Handler) {
 	t := &httpTransport{srv: s, stop: stop}
 	mux := http.NewServeMux()
 	mux.Handle(endpointPath, t)
+	for pattern, h := range s.opts.Handlers {
+		mux.Handle(pattern, h)
+	}
 	return t, s.guard(mux)
 }
 
