@@ -35,10 +35,11 @@ const (
 
 // Config is one validated configuration.
 type Config struct {
-	File    string // path the config came from (EmbeddedName for the built-in default)
-	Listen  Listen
-	Gateway Gateway
-	Plugins []Plugin // in file order
+	File      string // path the config came from (EmbeddedName for the built-in default)
+	Listen    Listen
+	Gateway   Gateway
+	Telemetry Telemetry
+	Plugins   []Plugin // in file order
 	// Warnings are legal but risky choices (a non-loopback listen address), each
 	// "where: message"; the gateway prints them at start.
 	Warnings []string
@@ -56,6 +57,7 @@ type Listen struct {
 	AllowedHosts   []string
 	TLSCert        string // both or neither; paths resolved against the config's directory
 	TLSKey         string
+	Metrics        bool // serve Prometheus metrics at /metrics (default true)
 }
 
 // Gateway holds process-wide settings.
@@ -65,6 +67,14 @@ type Gateway struct {
 	MaxRequestBytes int64
 	StateDir        string // $XDG_STATE_HOME/toolgate, else ~/.local/state/toolgate
 	LogLevel        string // trace, debug, info, warn, error or off
+	AuditLog        string // file that gets a JSON line per call_tool, resolved against the config's directory; "" = none
+}
+
+// Telemetry is where traces go.
+type Telemetry struct {
+	// OTLPEndpoint receives a span per call_tool over OTLP/gRPC: host:port
+	// (plain text) or an http:// or https:// URL; "" = no tracing.
+	OTLPEndpoint string
 }
 
 // Plugin is one `plugin "name" {}` block.

@@ -25,6 +25,7 @@ func TestLoadFull(t *testing.T) {
 		Tokens:         []string{"first", "second"},
 		AllowedOrigins: []string{"http://localhost:3000"},
 		AllowedHosts:   []string{"localhost"},
+		Metrics:        true,
 	}
 	if !reflect.DeepEqual(c.Listen, wantListen) {
 		t.Errorf("Listen = %+v, want %+v", c.Listen, wantListen)

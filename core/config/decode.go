@@ -13,9 +13,10 @@ import (
 // The *Spec types mirror the HCL surface for gohcl. Pointers tell "absent" from "zero";
 // the *Range fields (zero when the attribute is absent) are where problems are reported.
 type fileSpec struct {
-	Listen  *listenSpec  `hcl:"listen,block"`
-	Gateway *gatewaySpec `hcl:"gateway,block"`
-	Plugins []pluginSpec `hcl:"plugin,block"`
+	Listen    *listenSpec    `hcl:"listen,block"`
+	Gateway   *gatewaySpec   `hcl:"gateway,block"`
+	Telemetry *telemetrySpec `hcl:"telemetry,block"`
+	Plugins   []pluginSpec   `hcl:"plugin,block"`
 }
 
 type listenSpec struct {
@@ -29,6 +30,7 @@ type listenSpec struct {
 	TLSCertRange   hcl.Range `hcl:"tls_cert,attr_value_range"`
 	TLSKey         *string   `hcl:"tls_key,optional"`
 	TLSKeyRange    hcl.Range `hcl:"tls_key,attr_value_range"`
+	Metrics        *bool     `hcl:"metrics,optional"`
 }
 
 type gatewaySpec struct {
@@ -41,6 +43,12 @@ type gatewaySpec struct {
 	StateDir             *string   `hcl:"state_dir,optional"`
 	LogLevel             *string   `hcl:"log_level,optional"`
 	LogLevelRange        hcl.Range `hcl:"log_level,attr_value_range"`
+	AuditLog             *string   `hcl:"audit_log,optional"`
+}
+
+type telemetrySpec struct {
+	OTLPEndpoint      *string   `hcl:"otlp_endpoint,optional"`
+	OTLPEndpointRange hcl.Range `hcl:"otlp_endpoint,attr_value_range"`
 }
 
 type pluginSpec struct {
@@ -88,6 +96,7 @@ func Parse(src []byte, filename string) (*Config, error) {
 	cfg := &Config{File: filename}
 	d.listen(cfg, spec.Listen)
 	d.gateway(cfg, spec.Gateway)
+	d.telemetry(cfg, spec.Telemetry)
 	for i := range spec.Plugins {
 		cfg.Plugins = append(cfg.Plugins, d.plugin(&spec.Plugins[i]))
 	}
@@ -160,8 +169,12 @@ func baseDirOf(filename string) string {
 func (d *decoder) listen(cfg *Config, s *listenSpec) {
 	l := &cfg.Listen
 	l.HTTP = DefaultHTTP
+	l.Metrics = true
 	if s == nil {
 		return
+	}
+	if s.Metrics != nil {
+		l.Metrics = *s.Metrics
 	}
 	if s.HTTP != nil {
 		l.HTTP = *s.HTTP
@@ -229,6 +242,19 @@ func (d *decoder) gateway(cfg *Config, s *gatewaySpec) {
 			d.problem(s.LogLevelRange, msg)
 		}
 		g.LogLevel = lvl
+	}
+	if s.AuditLog != nil && *s.AuditLog != "" {
+		g.AuditLog = resolvePath(d.baseDir, *s.AuditLog)
+	}
+}
+
+func (d *decoder) telemetry(cfg *Config, s *telemetrySpec) {
+	if s == nil || s.OTLPEndpoint == nil {
+		return
+	}
+	cfg.Telemetry.OTLPEndpoint = *s.OTLPEndpoint
+	if msg := checkOTLPEndpoint(*s.OTLPEndpoint); msg != "" {
+		d.problem(s.OTLPEndpointRange, msg)
 	}
 }
 

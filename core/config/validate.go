@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"net"
+	"net/url"
 	"regexp"
 	"slices"
 	"strconv"
@@ -64,6 +65,26 @@ func checkHTTPAddr(addr string) string {
 	}
 	if _, err := strconv.ParseUint(port, 10, 16); err != nil {
 		return fmt.Sprintf("invalid port %q in listen address %q", port, addr)
+	}
+	return ""
+}
+
+// checkOTLPEndpoint accepts what the OTLP/gRPC exporter dials: host:port, or
+// an http:// (plain text) or https:// URL with a host; "" turns tracing off.
+func checkOTLPEndpoint(ep string) string {
+	const example = `such as "127.0.0.1:4317" or "https://otel.example.com:4317"`
+	if ep == "" {
+		return ""
+	}
+	if scheme, _, ok := strings.Cut(ep, "://"); ok {
+		u, err := url.Parse(ep)
+		if err != nil || (scheme != "http" && scheme != "https") || u.Host == "" {
+			return fmt.Sprintf("invalid otlp_endpoint %q; write host:port or an http:// or https:// URL, %s", ep, example)
+		}
+		return ""
+	}
+	if _, port, err := net.SplitHostPort(ep); err != nil || port == "" {
+		return fmt.Sprintf("invalid otlp_endpoint %q; write host:port or an http:// or https:// URL, %s", ep, example)
 	}
 	return ""
 }
