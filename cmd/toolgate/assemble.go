@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,14 +17,16 @@ import (
 	"github.com/toolgate/toolgate/core/gateway"
 	"github.com/toolgate/toolgate/core/metatools"
 	"github.com/toolgate/toolgate/core/supervisor"
+	"github.com/toolgate/toolgate/core/telemetry"
 	"github.com/toolgate/toolgate/sdk/protov1"
 )
 
 // gatewayParts are the assembled pieces of one running gateway.
 type gatewayParts struct {
-	catalog *catalog.Catalog
-	plugins *supervisor.Manager
-	front   *gateway.Server
+	catalog   *catalog.Catalog
+	plugins   *supervisor.Manager
+	front     *gateway.Server
+	telemetry *telemetry.Telemetry
 }
 
 // baseEnv is all of the gateway's own environment a plugin gets, besides what
@@ -83,8 +86,23 @@ func fieldErrors(cfg *config.Config, p *config.Plugin) func(*protov1.ConfigError
 	}
 }
 
-// assemble wires catalog, supervisors, meta-tools and the MCP front together.
-func assemble(cfg *config.Config, self string, logger hclog.Logger) (*gatewayParts, error) {
+// pluginStates are every supervisor.State, each a toolgate_plugin_state series.
+var pluginStates = []string{string(supervisor.Lazy), string(supervisor.Starting), string(supervisor.Running),
+	string(supervisor.Restarting), string(supervisor.Failed), string(supervisor.Stopping), string(supervisor.Stopped)}
+
+// telemetryOptions are the config's observability settings; assemble adds
+// what it reads the plugins from.
+func telemetryOptions(cfg *config.Config, logger hclog.Logger) telemetry.Options {
+	return telemetry.Options{
+		Logger: logger.Named("telemetry"), Version: version,
+		Metrics: cfg.Listen.Metrics, PluginStates: pluginStates,
+		AuditLog: cfg.Gateway.AuditLog, OTLPEndpoint: cfg.Telemetry.OTLPEndpoint,
+	}
+}
+
+// assemble wires catalog, supervisors, meta-tools, telemetry and the MCP
+// front together. Close the parts' telemetry when done with them.
+func assemble(ctx context.Context, cfg *config.Config, topts telemetry.Options, self string, logger hclog.Logger) (*gatewayParts, error) {
 	cat := catalog.New()
 	for _, p := range cfg.Plugins {
 		cat.SetLabels(p.Name, p.Labels)
@@ -106,6 +124,17 @@ func assemble(cfg *config.Config, self string, logger hclog.Logger) (*gatewayPar
 			}
 		},
 	})
+	topts.Plugins = func() []telemetry.PluginStatus {
+		var out []telemetry.PluginStatus
+		for _, st := range plugins.Statuses() {
+			out = append(out, telemetry.PluginStatus{Name: st.Name, State: string(st.State), Restarts: st.Restarts, Tools: cat.ToolCount(st.Name)})
+		}
+		return out
+	}
+	tel, err := telemetry.New(ctx, topts)
+	if err != nil {
+		return nil, err
+	}
 	timeouts := map[string]time.Duration{}
 	for _, p := range cfg.Plugins {
 		timeouts[p.Name] = p.CallTimeout
@@ -116,20 +145,27 @@ func assemble(cfg *config.Config, self string, logger hclog.Logger) (*gatewayPar
 		}
 		return cfg.Gateway.CallTimeout
 	}, logger)
+	handlers.Observer = tel
 
 	var tools []gateway.Tool
 	for _, t := range handlers.Tools() {
-		tools = append(tools, gateway.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema, Annotations: t.Annotations, Handle: t.Handle})
+		tools = append(tools, gateway.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema, Annotations: t.Annotations, Handle: tel.MetaTool(t.Name, t.Handle)})
 	}
-	front, err := gateway.New(gateway.Options{
+	var extra map[string]http.Handler
+	if h := tel.Handler(); h != nil {
+		extra = map[string]http.Handler{"GET /metrics": h}
+	}
+	front, err = gateway.New(gateway.Options{
 		Name: "toolgate", Version: version, Tools: tools,
 		Resources:   []gateway.Resource{catalogResource(cat, plugins)},
 		UnknownTool: metatools.DirectCallMessage,
 		Logger:      logger, MaxRequestBytes: cfg.Gateway.MaxRequestBytes,
 		Tokens: cfg.Listen.Tokens, AllowedOrigins: cfg.Listen.AllowedOrigins, AllowedHosts: cfg.Listen.AllowedHosts,
 		TLSCert: cfg.Listen.TLSCert, TLSKey: cfg.Listen.TLSKey,
+		Handlers: extra,
 	})
 	if err != nil {
+		_ = tel.Close(ctx)
 		return nil, err
 	}
 	cat.OnChange(func(c catalog.Change) {
@@ -149,7 +185,7 @@ func assemble(cfg *config.Config, self string, logger hclog.Logger) (*gatewayPar
 		front.NotifyLog("info", map[string]any{"catalog_changed": msg})
 		front.ResourceUpdated(catalogURI)
 	})
-	return &gatewayParts{catalog: cat, plugins: plugins, front: front}, nil
+	return &gatewayParts{catalog: cat, plugins: plugins, front: front, telemetry: tel}, nil
 }
 
 const catalogURI = "toolgate://catalog"

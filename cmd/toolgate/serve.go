@@ -15,6 +15,7 @@ import (
 
 	"github.com/toolgate/toolgate/core/config"
 	"github.com/toolgate/toolgate/core/gateway"
+	"github.com/toolgate/toolgate/core/telemetry"
 )
 
 func serveCmd() *cobra.Command {
@@ -62,14 +63,27 @@ func serveCmd() *cobra.Command {
 // ready, if not nil, learns the HTTP address once connections are accepted
 // (client commands run a gateway in-process on an ephemeral port).
 func serve(ctx context.Context, cfg *config.Config, logger hclog.Logger, in, out *os.File, ready func(net.Addr)) error {
+	return serveWith(ctx, cfg, telemetryOptions(cfg, logger), logger, in, out, ready)
+}
+
+// serveWith is serve with the telemetry options given (tests record spans).
+func serveWith(ctx context.Context, cfg *config.Config, topts telemetry.Options, logger hclog.Logger, in, out *os.File, ready func(net.Addr)) error {
 	self, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("find own executable for built-in plugins: %w", err)
 	}
-	gw, err := assemble(cfg, self, logger)
+	gw, err := assemble(ctx, cfg, topts, self, logger)
 	if err != nil {
 		return err
 	}
+	defer func() {
+		// Last, after the calls have ended: their audit lines and spans are in.
+		flush, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		if err := gw.telemetry.Close(flush); err != nil {
+			logger.Error("telemetry not flushed", "error", err)
+		}
+	}()
 	pluginCtx, stopPlugins := context.WithCancel(context.Background())
 	defer func() {
 		stopPlugins()
@@ -82,6 +96,9 @@ func serve(ctx context.Context, cfg *config.Config, logger hclog.Logger, in, out
 	} else {
 		err = gw.front.ServeHTTP(ctx, cfg.Listen.HTTP, func(a net.Addr) {
 			logger.Info("serving MCP", "url", fmt.Sprintf("%s://%s/mcp", scheme(cfg), a), "plugins", len(cfg.Plugins))
+			if cfg.Listen.Metrics {
+				logger.Info("serving metrics", "url", fmt.Sprintf("%s://%s/metrics", scheme(cfg), a))
+			}
 			if ready != nil {
 				ready(a)
 			}
