@@ -8,7 +8,9 @@ run() { # dir package
   local dir=$1 pkg=$2
   for target in $(cd "$dir" && go test -list '^Fuzz' "$pkg" | grep '^Fuzz' || true); do
     echo "fuzz: $pkg $target ($fuzztime)"
-    (cd "$dir" && go test -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" "$pkg")
+    # Minimising a newly interesting input may take up to a minute by default;
+    # if -fuzztime ends meanwhile, go test reports "context deadline exceeded".
+    (cd "$dir" && go test -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" -fuzzminimizetime 2s "$pkg")
   done
 }
 for pkg in $(go list -f '{{if .TestGoFiles}}{{.ImportPath}}{{end}}' ./... ) ; do
