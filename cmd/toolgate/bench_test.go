@@ -1,0 +1,85 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/toolgate/toolgate/core/config"
+)
+
+// BenchmarkCallToolStdio measures one call_tool round trip through a whole
+// in-process gateway over stdio to a real SDK plugin process: JSON-RPC framing,
+// dispatch, argument validation, supervision and the gRPC hop. Profile it with
+// -cpuprofile to see what the gateway itself costs.
+func BenchmarkCallToolStdio(b *testing.B) {
+	dir := b.TempDir()
+	hello := filepath.Join(dir, "hello-plugin")
+	if out, err := exec.Command("go", "build", "-o", hello, "../../plugins/examples/hello").CombinedOutput(); err != nil {
+		b.Fatalf("build hello plugin: %v\n%s", err, out)
+	}
+	cfg, err := config.Parse([]byte(fmt.Sprintf(`
+gateway { state_dir = %q }
+plugin "hello" {
+  path       = %q
+  auto_start = true
+}`, filepath.Join(dir, "state"), hello)), filepath.Join(dir, "bench.hcl"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	inR, inW, _ := os.Pipe()
+	outR, outW, _ := os.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- serve(ctx, cfg, hclog.NewNullLogger(), inR, outW, nil) }()
+	defer func() {
+		inW.Close()
+		cancel()
+		<-done
+		outR.Close()
+	}()
+
+	r := bufio.NewReader(outR)
+	id := 0
+	call := func(method string, params any) string {
+		id++
+		msg, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+		if _, err := inW.Write(append(msg, '\n')); err != nil {
+			b.Fatal(err)
+		}
+		want := fmt.Sprintf(`"id":%d,`, id)
+		for {
+			line, err := r.ReadString('\n')
+			if err != nil {
+				b.Fatal(err)
+			}
+			if strings.Contains(line, want) {
+				return line
+			}
+		}
+	}
+	call("initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "bench", "version": "1"}})
+	echo := map[string]any{"name": "call_tool", "arguments": map[string]any{"name": "x_hello_echo", "arguments": map[string]any{"text": "hi"}}}
+	deadline := time.Now().Add(30 * time.Second)
+	for strings.Contains(call("tools/call", echo), `"isError":true`) {
+		if time.Now().After(deadline) {
+			b.Fatal("hello plugin never answered")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if res := call("tools/call", echo); strings.Contains(res, `"isError":true`) {
+			b.Fatalf("call failed: %s", res)
+		}
+	}
+}
