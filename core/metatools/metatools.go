@@ -71,6 +71,15 @@ func decode(tool string, raw json.RawMessage, into any) error {
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 		raw = []byte("{}")
 	}
+	// One strict pass serves the usual, valid call; only a failure pays for
+	// the slower pass below that names what is wrong.
+	if len(raw) > 0 && raw[0] == '{' {
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.DisallowUnknownFields()
+		if dec.Decode(into) == nil && !dec.More() {
+			return nil
+		}
+	}
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &fields); err != nil {
 		return &ArgumentError{Tool: tool, Problem: "arguments must be a JSON object"}
