@@ -131,7 +131,7 @@ func (s *session) onNotification(n mcp.JSONRPCNotification) {
 		s.mu.Lock()
 		route := s.routes[token]
 		if route != nil {
-			route.q.push(func(ev protov1.CallEvents) { ev.Progress(report) })
+			route.push(func(ev protov1.CallEvents) { ev.Progress(report) })
 		}
 		s.mu.Unlock()
 		if route == nil {
@@ -175,7 +175,7 @@ func (s *session) forwardLog(msg protov1.LogMessage) {
 	s.mu.Lock()
 	n := len(s.running)
 	for r := range s.running {
-		r.q.push(func(ev protov1.CallEvents) { ev.Log(msg) })
+		r.push(func(ev protov1.CallEvents) { ev.Log(msg) })
 	}
 	s.mu.Unlock()
 	if n == 0 {

@@ -38,7 +38,8 @@ func (q *queue[T]) take() []T {
 }
 
 // callRoute is a running tool call as the notification reader sees it: where
-// its progress and log events go.
+// its progress and log events go. Its delivering goroutine starts with the
+// first event, so the many calls that report nothing cost no goroutine.
 type callRoute struct {
 	token  string // progress token sent with the call; empty when none was asked for
 	events protov1.CallEvents
@@ -46,13 +47,25 @@ type callRoute struct {
 	stop   chan struct{}
 	done   chan struct{}
 	drain  bool // set before stop is closed
+
+	mu      sync.Mutex
+	started bool // the goroutine runs, or finish has come and none may start
 }
 
 func startRoute(token string, events protov1.CallEvents) *callRoute {
-	r := &callRoute{token: token, events: events, q: newQueue[func(protov1.CallEvents)](),
+	return &callRoute{token: token, events: events, q: newQueue[func(protov1.CallEvents)](),
 		stop: make(chan struct{}), done: make(chan struct{})}
-	go r.run()
-	return r
+}
+
+// push queues an event for the caller, starting delivery if need be.
+func (r *callRoute) push(f func(protov1.CallEvents)) {
+	r.q.push(f)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.started {
+		r.started = true
+		go r.run()
+	}
 }
 
 func (r *callRoute) run() {
@@ -76,10 +89,17 @@ func (r *callRoute) deliver() {
 	}
 }
 
-// finish ends the route's goroutine. With drain, every event queued so far
-// is delivered first: the server sent them before its result, so the caller
-// sees them before the result too. A cancelled call drops them instead.
+// finish ends the route's goroutine, if it has one. With drain, every event
+// queued so far is delivered first: the server sent them before its result, so
+// the caller sees them before the result too. A cancelled call drops them.
 func (r *callRoute) finish(drain bool) {
+	r.mu.Lock()
+	running := r.started
+	r.started = true
+	r.mu.Unlock()
+	if !running {
+		return
+	}
 	r.drain = drain
 	close(r.stop)
 	<-r.done
