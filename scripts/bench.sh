@@ -13,7 +13,7 @@ fi
 
 echo "## Go benchmarks"
 echo '```'
-go test -run '^$' -bench . -benchmem -count 1 ./core/search/ ./core/metatools/ | grep -E '^(Benchmark|ok|PASS)' || true
+go test -run '^$' -bench . -benchmem -count 1 ./core/search/ ./cmd/toolgate/ | grep -E '^(Benchmark|ok|PASS)' || true
 echo '```'
 echo
 echo "## Search quality (labelled queries over real servers' tools)"
