@@ -10,7 +10,12 @@ listen {
 
 gateway {
   call_timeout = "60s"
+  # audit_log  = "audit.jsonl"     # one JSON line per call_tool
 }
+
+# telemetry {
+#   otlp_endpoint = "127.0.0.1:4317" # OpenTelemetry traces of every call
+# }
 
 # Any MCP stdio server, here the reference "everything" server from npm.
 plugin "everything" {
