@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Node MCP servers and the official MCP SDK that tests drive as
-# real peers, pinned to exact versions, into the test cache.
+# real peers into the test cache, exactly as scripts/node/package-lock.json
+# pins them (every transitive package by version and integrity hash).
 #
-# A stamp file records the exact set installed; when it matches, npm is not
+# A stamp file records the lockfile installed; when it matches, npm is not
 # started at all, which keeps a warm run well under a second.
 #
 # Usage: scripts/install-node-parts.sh
@@ -21,10 +22,20 @@ PACKAGES=(
 # The executables tests start; each must exist after an install.
 BINS=(mcp-server-everything mcp-server-filesystem mcp-server-memory mcp-server-sequential-thinking)
 
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+lock=$here/node
 root=${TOOLGATE_TEST_CACHE:-$HOME/.cache/toolgate-test}
 prefix=$root/$NODE_KEY
 stamp=$prefix/.installed
-want=$(printf '%s\n' "${PACKAGES[@]}")
+want=$(printf '%s\n' "${PACKAGES[@]}"; cat "$lock/package.json" "$lock/package-lock.json" | sha256sum)
+
+# The lockfile and the pins above must name the same versions.
+for p in "${PACKAGES[@]}"; do
+	if ! grep -q "\"${p%@*}\": \"${p##*@}\"" "$lock/package.json"; then
+		echo "install-node-parts: $lock/package.json does not pin $p" >&2
+		exit 1
+	fi
+done
 
 # report prints one line per part: what, whether it was cached, where.
 report() {
@@ -62,7 +73,8 @@ fi
 # The stamp is removed before npm runs and written after it succeeds, so it
 # only ever names a complete install and a failed one is retried next time.
 rm -f "$stamp"
-npm install --prefix "$prefix" --save-exact --no-audit --no-fund --loglevel=error "${PACKAGES[@]}" >&2
+cp "$lock/package.json" "$lock/package-lock.json" "$prefix/"
+npm ci --prefix "$prefix" --no-audit --no-fund --loglevel=error >&2
 if ! bins_present; then
 	echo "install-node-parts: npm finished but $prefix/node_modules/.bin lacks one of: ${BINS[*]}" >&2
 	exit 1
