@@ -201,7 +201,11 @@ func (s *Supervisor) tick(o *owner, pings chan<- error) {
 		go func() {
 			ctx, cancel := context.WithTimeout(context.Background(), s.policy.PingTimeout)
 			defer cancel()
-			pings <- p.Ping(ctx)
+			err := p.Ping(ctx)
+			select {
+			case pings <- err:
+			case <-s.done: // Run has returned; nobody reads the answer
+			}
 		}()
 	}
 }
