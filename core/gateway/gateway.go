@@ -60,6 +60,9 @@ type Options struct {
 	// listener and behind the same checks (Host, Origin, bearer token, body
 	// limit), keyed by http.ServeMux pattern: "/metrics", "GET /healthz".
 	Handlers map[string]http.Handler
+	// OAuth, when set, also accepts the JWT access tokens of an authorization
+	// server and serves the metadata that tells clients where to get them.
+	OAuth *OAuth
 }
 
 // OptionError is an Options value New cannot serve with.
@@ -81,6 +84,8 @@ type Server struct {
 	tools     map[string]bool
 	resources map[string]bool
 	maxBytes  int64
+	// auth checks OAuth access tokens; nil without Options.OAuth.
+	auth *verifier
 
 	// sessions holds every live session by ID, for broadcasts and HTTP lookup.
 	sessions sync.Map
@@ -108,6 +113,9 @@ func New(opts Options) (*Server, error) {
 	}
 	if err := s.check(); err != nil {
 		return nil, err
+	}
+	if opts.OAuth != nil {
+		s.auth = newVerifier(opts.OAuth, s.log.Named("oauth"))
 	}
 
 	order := make(map[string]int, len(opts.Tools))
@@ -192,7 +200,10 @@ func (s *Server) check() error {
 	if (s.opts.TLSCert == "") != (s.opts.TLSKey == "") {
 		return &OptionError{Field: "TLSCert/TLSKey", Problem: "set both or neither"}
 	}
-	return checkHandlers(s.opts.Handlers)
+	if err := checkOAuth(s.opts.OAuth, s.opts.Handlers); err != nil {
+		return err
+	}
+	return checkHandlers(s.routes())
 }
 
 // checkHandlers registers the extra handlers on a scratch mux, where a bad
@@ -261,7 +272,12 @@ func (s *Server) ResourceUpdated(uri string) {
 // requests of those sessions get 404. ServeHTTP calls it on shutdown; an
 // embedder of Handler calls it before closing its own http.Server.
 func (s *Server) Close() {
-	s.closeOnce.Do(func() { close(s.closed) })
+	s.closeOnce.Do(func() {
+		close(s.closed)
+		if s.auth != nil {
+			s.auth.keys.close()
+		}
+	})
 	s.eachSession(func(se *session) { s.dropSession(se) })
 }
 

@@ -16,7 +16,8 @@ import (
 var loopbackNames = map[string]bool{"localhost": true, "127.0.0.1": true, "::1": true}
 
 // guard applies the HTTP access rules before any MCP handling: Host and Origin
-// against DNS rebinding (403), the bearer token (401), the body limit (413).
+// against DNS rebinding (403), the bearer token — a static one, else an OAuth
+// access token (401, 403 for missing scopes) — and the body limit (413).
 func (s *Server) guard(next http.Handler) http.Handler {
 	hashes := make([][sha256.Size]byte, len(s.opts.Tokens))
 	for i, tok := range s.opts.Tokens {
@@ -33,8 +34,15 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			http.Error(w, fmt.Sprintf("forbidden: Origin %q is not allowed; add it to the allowed origins to serve it", origin), http.StatusForbidden)
 			return
 		}
-		if len(hashes) > 0 {
-			if problem := authorize(r, hashes); problem != "" {
+		if (len(hashes) > 0 || s.auth != nil) && !s.isMetadataRequest(r) {
+			problem := authorize(r, hashes)
+			switch {
+			case problem == "":
+			case s.auth != nil:
+				if s.refuseOAuth(w, r, problem) {
+					return
+				}
+			default:
 				challenge := `Bearer realm="toolgate"`
 				if problem == "invalid_token" {
 					challenge += `, error="invalid_token"`

@@ -42,7 +42,7 @@ func (s *Server) front(stop <-chan struct{}) (*httpTransport, http.Handler) {
 	t := &httpTransport{srv: s, stop: stop}
 	mux := http.NewServeMux()
 	mux.Handle(endpointPath, t)
-	for pattern, h := range s.opts.Handlers {
+	for pattern, h := range s.routes() {
 		mux.Handle(pattern, h)
 	}
 	return t, s.guard(mux)

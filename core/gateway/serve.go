@@ -34,7 +34,7 @@ func (s *Server) ServeHTTP(ctx context.Context, addr string, ready func(net.Addr
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", addr, err)
 	}
-	if !isLoopback(ln.Addr()) && len(s.opts.Tokens) == 0 {
+	if !isLoopback(ln.Addr()) && len(s.opts.Tokens) == 0 && s.opts.OAuth == nil {
 		s.log.Warn("SECURITY WARNING: serving MCP on a non-loopback address without a bearer token: "+
 			"anyone who can reach this address can run every tool; set a token or bind 127.0.0.1",
 			"addr", ln.Addr().String())

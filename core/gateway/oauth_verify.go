@@ -1,0 +1,155 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+	"github.com/hashicorp/go-hclog"
+)
+
+// RFC 6750 error codes.
+const (
+	codeInvalidToken      = "invalid_token"
+	codeInsufficientScope = "insufficient_scope"
+)
+
+// tokenLeeway absorbs clock skew between the authorization server and the
+// gateway in exp and nbf, and no more.
+const tokenLeeway = 30 * time.Second
+
+// allowedAlgs are the asymmetric algorithms a token may be signed with. No
+// "none", and no HMAC: with HS256 a token "signed" with the public key as the
+// secret would pass.
+var allowedAlgs = []string{"RS256", "ES256", "EdDSA"}
+
+// tokenError is an access token the gateway refuses; code is the RFC 6750
+// error, reason the text the client gets.
+type tokenError struct {
+	code   string
+	reason string
+	err    error
+}
+
+func (e *tokenError) Error() string {
+	if e.err != nil {
+		return fmt.Sprintf("access token refused: %s: %v", e.reason, e.err)
+	}
+	return "access token refused: " + e.reason
+}
+
+func (e *tokenError) Unwrap() error { return e.err }
+
+// verifier checks JWT access tokens: signature by a key of the authorization
+// server, issuer, audience, lifetime and scopes.
+type verifier struct {
+	opts   *OAuth
+	keys   *keySource
+	parser *jwt.Parser
+}
+
+func newVerifier(o *OAuth, log hclog.Logger) *verifier {
+	timeout := o.FetchTimeout
+	if timeout == 0 {
+		timeout = DefaultOAuthFetchTimeout
+	}
+	return &verifier{
+		opts: o,
+		keys: newKeySource(o.Issuer, o.JWKSURL, timeout, log),
+		parser: jwt.NewParser(
+			jwt.WithValidMethods(allowedAlgs),
+			jwt.WithIssuer(o.Issuer),
+			jwt.WithAudience(o.Audience),
+			jwt.WithExpirationRequired(),
+			jwt.WithLeeway(tokenLeeway),
+		),
+	}
+}
+
+// verify returns nil for a token the gateway accepts, a *tokenError for one
+// it refuses, and a *keysUnavailableError when it cannot tell because the
+// authorization server's keys cannot be had.
+func (v *verifier) verify(ctx context.Context, token string) error {
+	ctx, cancel := context.WithTimeout(ctx, v.keys.timeout)
+	defer cancel()
+	var unavailable error
+	keyfunc := func(t *jwt.Token) (any, error) {
+		kf, err := v.keys.get(ctx)
+		if err != nil {
+			unavailable = err
+			return nil, err
+		}
+		return kf.KeyfuncCtx(ctx)(t)
+	}
+	claims := jwt.MapClaims{}
+	_, err := v.parser.ParseWithClaims(token, claims, keyfunc)
+	switch {
+	case unavailable != nil:
+		return unavailable
+	case err != nil:
+		return refusal(err)
+	}
+	if missing := missingScopes(v.opts.Scopes, tokenScopes(claims)); len(missing) > 0 {
+		return &tokenError{code: codeInsufficientScope, reason: "the access token lacks scope " + strings.Join(missing, " ")}
+	}
+	return nil
+}
+
+// refusal names what is wrong with a token in words a client developer can
+// act on.
+func refusal(err error) *tokenError {
+	reason := "invalid access token"
+	for _, c := range []struct {
+		is     error
+		reason string
+	}{
+		{jwt.ErrTokenMalformed, "malformed access token"},
+		{jwt.ErrTokenUnverifiable, "unknown signing key"},
+		{jwt.ErrTokenSignatureInvalid, "invalid signature or signing algorithm"},
+		{jwt.ErrTokenExpired, "access token expired"},
+		{jwt.ErrTokenNotValidYet, "access token not valid yet"},
+		{jwt.ErrTokenInvalidIssuer, "access token from another issuer"},
+		{jwt.ErrTokenInvalidAudience, "access token for another audience"},
+		{jwt.ErrTokenRequiredClaimMissing, "access token lacks a required claim"},
+	} {
+		if errors.Is(err, c.is) {
+			reason = c.reason
+			break
+		}
+	}
+	return &tokenError{code: codeInvalidToken, reason: reason, err: err}
+}
+
+// tokenScopes reads OAuth's space-separated "scope" and the "scp" some
+// servers use instead, as a string or a list.
+func tokenScopes(claims jwt.MapClaims) map[string]bool {
+	out := map[string]bool{}
+	for _, name := range []string{"scope", "scp"} {
+		switch v := claims[name].(type) {
+		case string:
+			for _, s := range strings.Fields(v) {
+				out[s] = true
+			}
+		case []any:
+			for _, e := range v {
+				if s, ok := e.(string); ok {
+					out[s] = true
+				}
+			}
+		}
+	}
+	return out
+}
+
+func missingScopes(required []string, have map[string]bool) []string {
+	var missing []string
+	for _, s := range required {
+		if !have[s] {
+			missing = append(missing, s)
+		}
+	}
+	return missing
+}
