@@ -57,7 +57,8 @@ type Listen struct {
 	AllowedHosts   []string
 	TLSCert        string // both or neither; paths resolved against the config's directory
 	TLSKey         string
-	Metrics        bool // serve Prometheus metrics at /metrics (default true)
+	Metrics        bool   // serve Prometheus metrics at /metrics (default true)
+	OAuth          *OAuth // accept an authorization server's access tokens; nil = no `oauth {}` block
 }
 
 // Gateway holds process-wide settings.

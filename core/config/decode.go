@@ -20,17 +20,18 @@ type fileSpec struct {
 }
 
 type listenSpec struct {
-	HTTP           *string   `hcl:"http,optional"`
-	HTTPRange      hcl.Range `hcl:"http,attr_value_range"`
-	Token          *string   `hcl:"token,optional"`
-	Tokens         []string  `hcl:"tokens,optional"`
-	AllowedOrigins []string  `hcl:"allowed_origins,optional"`
-	AllowedHosts   []string  `hcl:"allowed_hosts,optional"`
-	TLSCert        *string   `hcl:"tls_cert,optional"`
-	TLSCertRange   hcl.Range `hcl:"tls_cert,attr_value_range"`
-	TLSKey         *string   `hcl:"tls_key,optional"`
-	TLSKeyRange    hcl.Range `hcl:"tls_key,attr_value_range"`
-	Metrics        *bool     `hcl:"metrics,optional"`
+	HTTP           *string    `hcl:"http,optional"`
+	HTTPRange      hcl.Range  `hcl:"http,attr_value_range"`
+	Token          *string    `hcl:"token,optional"`
+	Tokens         []string   `hcl:"tokens,optional"`
+	AllowedOrigins []string   `hcl:"allowed_origins,optional"`
+	AllowedHosts   []string   `hcl:"allowed_hosts,optional"`
+	TLSCert        *string    `hcl:"tls_cert,optional"`
+	TLSCertRange   hcl.Range  `hcl:"tls_cert,attr_value_range"`
+	TLSKey         *string    `hcl:"tls_key,optional"`
+	TLSKeyRange    hcl.Range  `hcl:"tls_key,attr_value_range"`
+	Metrics        *bool      `hcl:"metrics,optional"`
+	OAuth          *oauthSpec `hcl:"oauth,block"`
 }
 
 type gatewaySpec struct {
@@ -189,6 +190,7 @@ func (d *decoder) listen(cfg *Config, s *listenSpec) {
 	l.Tokens = nonEmpty(append(l.Tokens, s.Tokens...))
 	l.AllowedOrigins = s.AllowedOrigins
 	l.AllowedHosts = s.AllowedHosts
+	d.oauth(l, s.OAuth)
 
 	switch {
 	case s.TLSCert != nil && s.TLSKey == nil:

@@ -201,7 +201,7 @@ func (c *Config) refreshWarnings() {
 	}
 	msg := fmt.Sprintf("listen address %q is not loopback, so other hosts can reach the gateway", l.HTTP)
 	switch {
-	case len(l.Tokens) == 0:
+	case len(l.Tokens) == 0 && l.OAuth == nil:
 		msg += "; no token is set, so any of them can call every tool"
 	case l.TLSCert == "":
 		msg += "; without tls_cert and tls_key, tokens cross the network in clear text"
