@@ -162,7 +162,7 @@ func assemble(ctx context.Context, cfg *config.Config, topts telemetry.Options, 
 		Logger:      logger, MaxRequestBytes: cfg.Gateway.MaxRequestBytes,
 		Tokens: cfg.Listen.Tokens, AllowedOrigins: cfg.Listen.AllowedOrigins, AllowedHosts: cfg.Listen.AllowedHosts,
 		TLSCert: cfg.Listen.TLSCert, TLSKey: cfg.Listen.TLSKey,
-		Handlers: extra,
+		Handlers: extra, OAuth: oauthOptions(cfg.Listen.OAuth),
 	})
 	if err != nil {
 		_ = tel.Close(ctx)
@@ -186,6 +186,15 @@ func assemble(ctx context.Context, cfg *config.Config, topts telemetry.Options, 
 		front.ResourceUpdated(catalogURI)
 	})
 	return &gatewayParts{catalog: cat, plugins: plugins, front: front, telemetry: tel}, nil
+}
+
+// oauthOptions carries the config's oauth block to the HTTP front; nil
+// leaves OAuth off.
+func oauthOptions(o *config.OAuth) *gateway.OAuth {
+	if o == nil {
+		return nil
+	}
+	return &gateway.OAuth{Issuer: o.Issuer, Audience: o.Audience, JWKSURL: o.JWKSURL, Scopes: o.Scopes, Resource: o.Resource}
 }
 
 const catalogURI = "toolgate://catalog"
