@@ -162,7 +162,8 @@ func assemble(ctx context.Context, cfg *config.Config, topts telemetry.Options, 
 		Logger:      logger, MaxRequestBytes: cfg.Gateway.MaxRequestBytes,
 		Tokens: cfg.Listen.Tokens, AllowedOrigins: cfg.Listen.AllowedOrigins, AllowedHosts: cfg.Listen.AllowedHosts,
 		TLSCert: cfg.Listen.TLSCert, TLSKey: cfg.Listen.TLSKey,
-		Handlers: extra, OAuth: oauthOptions(cfg.Listen.OAuth),
+		ShutdownGrace: cfg.Gateway.ShutdownGrace,
+		Handlers:      extra, OAuth: oauthOptions(cfg.Listen.OAuth),
 	})
 	if err != nil {
 		_ = tel.Close(ctx)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -56,6 +57,9 @@ type Options struct {
 	AllowedOrigins, AllowedHosts []string
 	// TLSCert and TLSKey are PEM files; set both to serve HTTPS.
 	TLSCert, TLSKey string
+	// ShutdownGrace is how long calls in flight may finish once ServeHTTP's
+	// context ends (DefaultShutdownGrace when 0).
+	ShutdownGrace time.Duration
 	// Handlers are more HTTP endpoints served beside /mcp, on the same
 	// listener and behind the same checks (Host, Origin, bearer token, body
 	// limit), keyed by http.ServeMux pattern: "/metrics", "GET /healthz".

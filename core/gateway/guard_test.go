@@ -249,7 +249,7 @@ func TestServeHTTPShutdownEndsListeningStreams(t *testing.T) {
 		if err != nil {
 			t.Fatalf("ServeHTTP = %v", err)
 		}
-	case <-time.After(shutdownGrace + 5*time.Second):
+	case <-time.After(DefaultShutdownGrace + 5*time.Second):
 		t.Fatal("ServeHTTP did not return")
 	}
 	if d := time.Since(start); d > 2*time.Second {
@@ -295,4 +295,34 @@ func TestServeHTTPReportsBadTLSFiles(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "/nonexistent/cert.pem") {
 		t.Fatalf("ServeHTTP = %v, want an error naming the certificate", err)
 	}
+}
+
+func TestServeHTTPShutdownGraceIsTheConfiguredOne(t *testing.T) {
+	f := newFixture(t, func(o *Options) { o.ShutdownGrace = 200 * time.Millisecond })
+	addr, cancel, done := serve(t, f, "127.0.0.1:0")
+	c := newHTTPConn(t, "http://"+addr.String()+"/mcp", nil)
+	c.initialize()
+	// A call that only ends when cancelled holds the shutdown for the grace.
+	answered := make(chan struct{})
+	go func() {
+		defer close(answered)
+		// Shutdown ends this request's connection: an error here is expected.
+		resp, err := http.DefaultClient.Do(c.request(http.MethodPost, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"block","arguments":{}}}`))
+		if err == nil {
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+	}()
+	time.Sleep(100 * time.Millisecond)
+	start := time.Now()
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("ServeHTTP did not return")
+	}
+	if d := time.Since(start); d < 150*time.Millisecond || d > 2*time.Second {
+		t.Errorf("shutdown took %v with a call in flight, want about the 200ms grace", d)
+	}
+	<-answered
 }

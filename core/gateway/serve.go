@@ -14,7 +14,9 @@ import (
 
 // shutdownGrace is how long calls in flight may finish after ctx ends before
 // their contexts are cancelled and connections closed.
-const shutdownGrace = 10 * time.Second
+// DefaultShutdownGrace is how long calls in flight may finish on shutdown when
+// Options.ShutdownGrace is zero.
+const DefaultShutdownGrace = 10 * time.Second
 
 // ServeHTTP serves streamable HTTP at /mcp on addr (HTTPS when TLSCert and
 // TLSKey are set). ready, if not nil, is called with the bound address once
@@ -72,12 +74,12 @@ func (s *Server) ServeHTTP(ctx context.Context, addr string, ready func(net.Addr
 	}
 
 	close(stop)
-	grace, cancelGrace := context.WithTimeout(base, shutdownGrace)
+	grace, cancelGrace := context.WithTimeout(base, s.shutdownGrace())
 	defer cancelGrace()
 	err = srv.Shutdown(grace)
 	t.dropAll()
 	if err != nil {
-		s.log.Warn("calls still running after the shutdown grace period; cancelling them", "grace", shutdownGrace)
+		s.log.Warn("calls still running after the shutdown grace period; cancelling them", "grace", s.shutdownGrace())
 		cancelBase()
 		err = srv.Close()
 	}
@@ -93,4 +95,11 @@ func (s *Server) ServeHTTP(ctx context.Context, addr string, ready func(net.Addr
 func isLoopback(addr net.Addr) bool {
 	tcp, ok := addr.(*net.TCPAddr)
 	return ok && tcp.IP.IsLoopback()
+}
+
+func (s *Server) shutdownGrace() time.Duration {
+	if s.opts.ShutdownGrace > 0 {
+		return s.opts.ShutdownGrace
+	}
+	return DefaultShutdownGrace
 }
