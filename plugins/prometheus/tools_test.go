@@ -4,21 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
-	"os"
-	"path/filepath"
 	"testing"
 
-	"github.com/toolgate/toolgate/sdk/plugin"
+	"github.com/toolgate/toolgate/internal/searchfixture"
 	"github.com/toolgate/toolgate/sdk/plugintest"
+	"github.com/toolgate/toolgate/sdk/protov1"
 )
-
-var updateSearchFixture = flag.Bool("update-search-fixture", false,
-	"rewrite core/search/testdata/tools/prom.json from the tool definitions")
-
-// searchFixture is where the search quality set keeps this plugin's tools,
-// under the plugin name "prom" the example config uses.
-var searchFixture = filepath.Join("..", "..", "core", "search", "testdata", "tools", "prom.json")
 
 func TestToolDefinitions(t *testing.T) {
 	p, _ := newPlugin()
@@ -52,51 +43,13 @@ func TestToolDefinitions(t *testing.T) {
 	}
 }
 
-// TestSearchFixture keeps the search quality set's copy of these tools equal
-// to the definitions; run with -update-search-fixture after changing them.
+// TestSearchFixture keeps the search quality set's copy of these tools, under
+// the plugin name "prom" the example config uses, equal to the definitions.
 func TestSearchFixture(t *testing.T) {
 	p, _ := newPlugin()
-	want, err := searchFixtureJSON(p.Tools)
-	if err != nil {
-		t.Fatal(err)
+	defs := make([]protov1.Tool, len(p.Tools))
+	for i, tl := range p.Tools {
+		defs[i] = tl.Def
 	}
-	if *updateSearchFixture {
-		if err := os.WriteFile(searchFixture, want, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	got, err := os.ReadFile(searchFixture)
-	if err != nil {
-		t.Fatalf("%v; run go test ./plugins/prometheus -run TestSearchFixture -update-search-fixture", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatalf("%s is out of date; run go test ./plugins/prometheus -run TestSearchFixture -update-search-fixture", searchFixture)
-	}
-}
-
-// searchFixtureJSON renders tools the way MCP tools/list shows them.
-func searchFixtureJSON(tools []plugin.Tool) ([]byte, error) {
-	type annotations struct {
-		ReadOnly   bool `json:"readOnlyHint"`
-		Idempotent bool `json:"idempotentHint"`
-	}
-	type mcpTool struct {
-		Name        string            `json:"name"`
-		Title       string            `json:"title"`
-		Description string            `json:"description"`
-		InputSchema json.RawMessage   `json:"inputSchema"`
-		Annotations annotations       `json:"annotations"`
-		Labels      map[string]string `json:"labels"`
-	}
-	out := make([]mcpTool, len(tools))
-	for i, tl := range tools {
-		d := tl.Def
-		out[i] = mcpTool{Name: d.Name, Title: d.Title, Description: d.Description, InputSchema: d.InputSchema,
-			Annotations: annotations{ReadOnly: d.Annotations.IsReadOnly(), Idempotent: d.Annotations.IsIdempotent()}, Labels: d.Labels}
-	}
-	b, err := json.MarshalIndent(out, "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	return append(b, '\n'), nil
+	searchfixture.Check(t, "prom", defs)
 }
