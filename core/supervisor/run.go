@@ -269,21 +269,23 @@ func (s *Supervisor) shutdown(o *owner) {
 	s.set(o, Stopped, "gateway shutting down", nil)
 }
 
-// set records a transition, publishes the snapshot and wakes waiters.
+// set records a transition, then publishes the snapshot and wakes waiters.
 func (s *Supervisor) set(o *owner, to State, reason string, p *pluginhost.Plugin) {
 	from := o.status.State
 	o.status.State, o.status.Since = to, time.Now()
 	if to != Restarting && to != Failed {
 		o.status.NextTry = time.Time{}
 	}
-	old := s.snap.Swap(&snapshot{status: o.status, plugin: p, changed: make(chan struct{})})
-	close(old.changed)
+	// The event is recorded before waiters wake, so whoever a transition
+	// releases finds it in the history.
 	if from != to {
 		s.log.Info("plugin state", "from", from, "to", to, "reason", reason)
 		if s.hooks.Event != nil {
 			s.hooks.Event(Event{Time: o.status.Since, Plugin: s.spec.Name, From: from, To: to, Reason: reason})
 		}
 	}
+	old := s.snap.Swap(&snapshot{status: o.status, plugin: p, changed: make(chan struct{})})
+	close(old.changed)
 }
 
 // launch starts the process, configures it and learns its manifest.
