@@ -5,6 +5,8 @@ GO       ?= go
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS  := -X main.version=$(VERSION)
 BIN      := bin
+# staticcheck 2026.1.x; the module proxy knows it by its module version.
+STATICCHECK := v0.8.2
 
 .PHONY: all build run test test-deps test-go fuzz bench proto lint clean
 
@@ -41,7 +43,8 @@ proto:
 lint:
 	gofmt -l $$(git ls-files '*.go' | grep -v /internal/pluginv1/) | tee /dev/stderr | (! read)
 	$(GO) vet ./... && (cd sdk && $(GO) vet ./...)
-	$(GO) run honnef.co/go/tools/cmd/staticcheck@2025.1.1 ./...
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK) ./...
+	cd sdk && $(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK) ./...
 
 clean:
 	rm -rf $(BIN)

@@ -180,14 +180,14 @@ func TestMetricsAuditAndTracesOfRealCalls(t *testing.T) {
 	}
 	_ = c.Close()
 
-	status, body := scrape(t, base, "")
+	status, _ := scrape(t, base, "")
 	if status != http.StatusUnauthorized {
 		t.Errorf("/metrics without the token: %d", status)
 	}
 	if status, _ := scrape(t, base, "wrong"); status != http.StatusUnauthorized {
 		t.Errorf("/metrics with a wrong token: %d", status)
 	}
-	status, body = scrape(t, base, "s3cret")
+	status, body := scrape(t, base, "s3cret")
 	if status != http.StatusOK {
 		t.Fatalf("/metrics: %d %s", status, body)
 	}

@@ -197,9 +197,6 @@ func setOf(words ...string) map[string]bool {
 	return m
 }
 
-// terms turns text into index terms: tokens without stopwords, stemmed.
-func terms(s string) []string { return appendTerms(nil, s) }
-
 // appendTerms appends the terms of s to dst.
 func appendTerms(dst []string, s string) []string {
 	n := len(dst)

@@ -108,13 +108,13 @@ func (a *audit) drop(cause error) {
 	if a.dropped != nil {
 		a.dropped()
 	}
-	n := a.lost.Add(1)
+	a.lost.Add(1)
 	now := time.Now().UnixNano()
 	last := a.lastReport.Load()
 	if now-last < int64(dropReportEvery) || !a.lastReport.CompareAndSwap(last, now) {
 		return
 	}
-	n = a.lost.Swap(0)
+	n := a.lost.Swap(0)
 	if cause != nil {
 		a.log.Error("audit log lines lost", "lines", n, "error", cause)
 	} else {

@@ -1,7 +1,6 @@
 package kubernetes
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -43,15 +42,6 @@ func metaOf(obj map[string]any) meta {
 		name: u.GetName(), namespace: u.GetNamespace(), kind: u.GetKind(),
 		apiVersion: u.GetAPIVersion(), uid: string(u.GetUID()), created: u.GetCreationTimestamp().Time,
 	}
-}
-
-// ref is "Deployment/web" or "Deployment shop/web", the way objects are
-// named in tables.
-func ref(kind, namespace, name string) string {
-	if namespace == "" {
-		return kind + "/" + name
-	}
-	return fmt.Sprintf("%s %s/%s", kind, namespace, name)
 }
 
 // nested returns the value at path, or nil.
