@@ -22,7 +22,7 @@ run: build
 test-deps:
 	scripts/test-deps.sh
 
-test: test-deps build test-go fuzz
+test: test-deps build lint test-go fuzz
 
 test-go:
 	$(GO) vet ./... && (cd sdk && $(GO) vet ./...)
