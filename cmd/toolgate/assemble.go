@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -47,8 +49,8 @@ func specs(cfg *config.Config, self string) []supervisor.Spec {
 				env = append(env, k+"="+v)
 			}
 		}
-		for k, v := range p.Env {
-			env = append(env, k+"="+v)
+		for _, k := range slices.Sorted(maps.Keys(p.Env)) {
+			env = append(env, k+"="+p.Env[k])
 		}
 		spec := supervisor.Spec{
 			Name: p.Name, Env: env, Config: p.Config, AutoStart: p.AutoStart,

@@ -2,7 +2,8 @@ package supervisor
 
 import (
 	"context"
-	"fmt"
+	"encoding/json"
+	"slices"
 	"sort"
 	"sync"
 
@@ -49,7 +50,7 @@ func NewManager(specs []Spec, opts ManagerOptions) *Manager {
 	for _, spec := range specs {
 		name := spec.Name
 		m.order = append(m.order, name)
-		m.keys[name] = catalog.ManifestKey(name, append(append([]byte(nil), spec.Config...), []byte(fmt.Sprint(spec.Args, spec.Env))...), spec.Path)
+		m.keys[name] = manifestKey(spec)
 		hooks := Hooks{
 			Manifest: func(plugin string, man *catalog.Manifest) {
 				m.catalog.Set(plugin, man)
@@ -169,4 +170,18 @@ func (r *ring) list(plugin string, limit int) []Event {
 		out = out[len(out)-limit:]
 	}
 	return out
+}
+
+// manifestKey identifies a plugin's setup for the manifest store: its config,
+// arguments and environment, whatever order the environment was given in, and
+// its binary.
+func manifestKey(spec Spec) string {
+	env := slices.Clone(spec.Env)
+	slices.Sort(env)
+	setup, _ := json.Marshal(struct {
+		Config json.RawMessage
+		Args   []string
+		Env    []string
+	}{spec.Config, spec.Args, env})
+	return catalog.ManifestKey(spec.Name, setup, spec.Path)
 }

@@ -308,3 +308,24 @@ func TestRetriedCallProgressNeverGoesBack(t *testing.T) {
 		}
 	}
 }
+
+func TestManifestKeyIgnoresEnvironmentOrder(t *testing.T) {
+	a := Spec{Name: "p", Path: testPlugin, Config: json.RawMessage(`{"x":1}`), Env: []string{"A=1", "B=2", "C=3"}}
+	b := a
+	b.Env = []string{"C=3", "A=1", "B=2"}
+	if manifestKey(a) != manifestKey(b) {
+		t.Error("the same setup with its environment in another order got another key")
+	}
+	for name, change := range map[string]func(*Spec){
+		"config": func(s *Spec) { s.Config = json.RawMessage(`{"x":2}`) },
+		"args":   func(s *Spec) { s.Args = []string{"-v"} },
+		"env":    func(s *Spec) { s.Env = []string{"A=1", "B=2", "C=4"} },
+		"binary": func(s *Spec) { s.Path = "/bin/sh" },
+	} {
+		c := a
+		change(&c)
+		if manifestKey(c) == manifestKey(a) {
+			t.Errorf("a different %s kept the same key", name)
+		}
+	}
+}
