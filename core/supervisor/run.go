@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/toolgate/toolgate/core/catalog"
@@ -301,7 +302,7 @@ func (s *Supervisor) launch(ctx context.Context, gen uint64) startResult {
 		stderr := p.Stderr()
 		p.Kill()
 		if len(stderr) > 0 && !config {
-			err = fmt.Errorf("%w; its stderr: %s", err, joinLines(stderr))
+			err = fmt.Errorf("%w; its stderr: %s", err, strings.Join(stderr, " | "))
 		}
 		return startResult{gen: gen, err: err, config: config}
 	}
@@ -320,17 +321,6 @@ func (s *Supervisor) launch(ctx context.Context, gen uint64) startResult {
 		return fail(fmt.Errorf("plugin %q: %w", s.spec.Name, err), false)
 	}
 	return startResult{gen: gen, plugin: p, manifest: m}
-}
-
-func joinLines(lines []string) string {
-	out := ""
-	for i, l := range lines {
-		if i > 0 {
-			out += " | "
-		}
-		out += l
-	}
-	return out
 }
 
 // learn asks a plugin for everything it serves.
