@@ -34,26 +34,33 @@ func knownList(known map[string]bool) string {
 	return strings.Join(names, ", ")
 }
 
-// page validates paging arguments and returns the slice bounds for n items.
-func page(tool string, limit, offset *int, def, n int) (lo, hi int, err error) {
-	l := def
+// paging validates a meta-tool's limit and offset arguments, defaulting the
+// limit to def.
+func paging(tool string, limit, offset *int, def int) (l, o int, err error) {
+	l = def
 	if limit != nil {
 		l = *limit
 	}
-	o := 0
 	if offset != nil {
 		o = *offset
 	}
-	if l <= 0 {
+	switch {
+	case l <= 0:
 		return 0, 0, &ArgumentError{Tool: tool, Argument: "limit", Problem: "must be at least 1"}
-	}
-	if l > 1000 {
+	case l > 1000:
 		return 0, 0, &ArgumentError{Tool: tool, Argument: "limit", Problem: "must be at most 1000"}
-	}
-	if o < 0 {
+	case o < 0:
 		return 0, 0, &ArgumentError{Tool: tool, Argument: "offset", Problem: "must not be negative"}
 	}
+	return l, o, nil
+}
+
+// page validates paging arguments and returns the slice bounds for n items.
+func page(tool string, limit, offset *int, def, n int) (lo, hi int, err error) {
+	l, o, err := paging(tool, limit, offset, def)
+	if err != nil {
+		return 0, 0, err
+	}
 	lo = min(o, n)
-	hi = min(lo+l, n)
-	return lo, hi, nil
+	return lo, min(lo+l, n), nil
 }

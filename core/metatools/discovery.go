@@ -102,13 +102,9 @@ func (h *Handlers) filterTools(_ context.Context, raw json.RawMessage, _ protov1
 			return nil, h.unknownPlugin("filter_tools", in.Plugin)
 		}
 	}
-	lo, _, err := page("filter_tools", in.Limit, in.Offset, 5, 1<<30)
+	limit, lo, err := paging("filter_tools", in.Limit, in.Offset, 5)
 	if err != nil {
 		return nil, err
-	}
-	limit := 5
-	if in.Limit != nil {
-		limit = *in.Limit
 	}
 	res, err := h.Catalog.Index().Search(search.Query{
 		Text: in.Query, Pattern: in.Pattern, DescriptionFilter: in.DescriptionFilter, Labels: in.Labels,
