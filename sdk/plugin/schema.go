@@ -85,8 +85,33 @@ func structSchema(t reflect.Type, visiting map[reflect.Type]bool) (map[string]an
 
 	props := map[string]any{}
 	required := []string{}
+	if err := addFields(t, props, &required, visiting); err != nil {
+		return nil, err
+	}
+	out := map[string]any{"type": "object", "properties": props, "additionalProperties": false}
+	if len(required) > 0 {
+		out["required"] = required
+	}
+	return out, nil
+}
+
+// addFields adds the fields of struct t to props, flattening embedded structs
+// without a json name the way encoding/json promotes their fields.
+func addFields(t reflect.Type, props map[string]any, required *[]string, visiting map[reflect.Type]bool) error {
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
+		if f.Anonymous && f.Tag.Get("json") == "" {
+			et := f.Type
+			if et.Kind() == reflect.Pointer {
+				et = et.Elem()
+			}
+			if et.Kind() == reflect.Struct {
+				if err := addFields(et, props, required, visiting); err != nil {
+					return err
+				}
+				continue
+			}
+		}
 		if !f.IsExported() {
 			continue
 		}
@@ -96,7 +121,7 @@ func structSchema(t reflect.Type, visiting map[reflect.Type]bool) (map[string]an
 		}
 		s, err := schemaFor(f.Type, visiting)
 		if err != nil {
-			return nil, fmt.Errorf("field %s: %w", f.Name, err)
+			return fmt.Errorf("field %s: %w", f.Name, err)
 		}
 		if d := f.Tag.Get("description"); d != "" {
 			s["description"] = d
@@ -113,14 +138,10 @@ func structSchema(t reflect.Type, visiting map[reflect.Type]bool) (map[string]an
 		}
 		props[name] = s
 		if !omitempty && f.Type.Kind() != reflect.Pointer {
-			required = append(required, name)
+			*required = append(*required, name)
 		}
 	}
-	out := map[string]any{"type": "object", "properties": props, "additionalProperties": false}
-	if len(required) > 0 {
-		out["required"] = required
-	}
-	return out, nil
+	return nil
 }
 
 func jsonName(f reflect.StructField) (name string, omitempty, skip bool) {

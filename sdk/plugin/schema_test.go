@@ -43,6 +43,27 @@ func TestSchemaOf(t *testing.T) {
 			t.Errorf("%s:\n got %s\nwant %s", tt.name, got, tt.want)
 		}
 	}
+	type target struct {
+		Kind string `json:"kind" description:"what"`
+		Name string `json:"name,omitempty"`
+	}
+	type withEmbedded struct {
+		target
+		DryRun bool `json:"dry_run,omitempty"`
+	}
+	got, err := SchemaOf(withEmbedded{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"additionalProperties":false,"properties":{"dry_run":{"type":"boolean"},"kind":{"description":"what","type":"string"},"name":{"type":"string"}},"required":["kind"],"type":"object"}`; string(got) != want {
+		t.Errorf("embedded struct:\n got %s\nwant %s", got, want)
+	}
+	// Decoding agrees with the schema: the embedded fields are top-level.
+	var in withEmbedded
+	if err := decodeArgs([]byte(`{"kind":"pods","dry_run":true}`), &in); err != nil || in.Kind != "pods" || !in.DryRun {
+		t.Errorf("decode into embedded struct: %+v %v", in, err)
+	}
+
 	type rec struct {
 		Next *rec `json:"next"`
 	}
