@@ -17,10 +17,7 @@ import (
 const describeEvents = 10
 
 type describeArgs struct {
-	Kind       string `json:"kind" description:"Resource kind: plural, singular, Kind or short name (pods, Deployment, deploy, svc), optionally with its group (deployments.apps, widgets.example.com)."`
-	APIVersion string `json:"api_version,omitempty" description:"Group/version to use instead of the server's preferred one, e.g. apps/v1 or example.com/v1alpha1."`
-	Name       string `json:"name" description:"Object name."`
-	Namespace  string `json:"namespace,omitempty" description:"Namespace of a namespaced kind; default the plugin's namespace. Ignored for cluster-scoped kinds."`
+	objectArgs
 }
 
 // description is describe_resource's structured answer.

@@ -152,11 +152,8 @@ func (k *kube) listResources(ctx context.Context, _ *plugin.Call, in listArgs) (
 }
 
 type getArgs struct {
-	Kind       string `json:"kind" description:"Resource kind: plural, singular, Kind or short name (pods, Deployment, deploy, svc), optionally with its group (deployments.apps, widgets.example.com)."`
-	APIVersion string `json:"api_version,omitempty" description:"Group/version to use instead of the server's preferred one, e.g. apps/v1 or example.com/v1alpha1."`
-	Name       string `json:"name" description:"Object name."`
-	Namespace  string `json:"namespace,omitempty" description:"Namespace of a namespaced kind; default the plugin's namespace. Ignored for cluster-scoped kinds."`
-	Output     string `json:"output,omitempty" enum:"yaml,json" description:"Text format of the object (default yaml)."`
+	objectArgs
+	Output string `json:"output,omitempty" enum:"yaml,json" description:"Text format of the object (default yaml)."`
 }
 
 func (k *kube) getResource(ctx context.Context, _ *plugin.Call, in getArgs) (*plugin.Result, error) {

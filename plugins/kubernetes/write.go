@@ -123,13 +123,10 @@ func firstNonEmpty(s ...string) string {
 }
 
 type patchArgs struct {
-	Kind       string `json:"kind" description:"Resource kind: plural, singular, Kind or short name (pods, Deployment, deploy, svc), optionally with its group (deployments.apps, widgets.example.com)."`
-	APIVersion string `json:"api_version,omitempty" description:"Group/version to use instead of the server's preferred one, e.g. apps/v1 or example.com/v1alpha1."`
-	Name       string `json:"name" description:"Object name."`
-	Namespace  string `json:"namespace,omitempty" description:"Namespace of a namespaced kind; default the plugin's namespace. Ignored for cluster-scoped kinds."`
-	Patch      string `json:"patch" description:"The patch, as JSON or YAML: an object for merge and strategic patches, an array of operations for a JSON patch."`
-	Type       string `json:"type,omitempty" enum:"merge,json,strategic" description:"Patch type (default merge). strategic merges lists by key and works only for built-in kinds."`
-	DryRun     bool   `json:"dry_run,omitempty" description:"Validate and show the result without changing anything."`
+	objectArgs
+	Patch  string `json:"patch" description:"The patch, as JSON or YAML: an object for merge and strategic patches, an array of operations for a JSON patch."`
+	Type   string `json:"type,omitempty" enum:"merge,json,strategic" description:"Patch type (default merge). strategic merges lists by key and works only for built-in kinds."`
+	DryRun bool   `json:"dry_run,omitempty" description:"Validate and show the result without changing anything."`
 }
 
 var patchTypes = map[string]types.PatchType{
@@ -264,10 +261,7 @@ func (k *kube) rolloutRestart(ctx context.Context, _ *plugin.Call, in restartArg
 }
 
 type deleteArgs struct {
-	Kind        string `json:"kind" description:"Resource kind: plural, singular, Kind or short name (pods, Deployment, deploy, svc), optionally with its group (deployments.apps, widgets.example.com)."`
-	APIVersion  string `json:"api_version,omitempty" description:"Group/version to use instead of the server's preferred one, e.g. apps/v1 or example.com/v1alpha1."`
-	Name        string `json:"name" description:"Object name."`
-	Namespace   string `json:"namespace,omitempty" description:"Namespace of a namespaced kind; default the plugin's namespace. Ignored for cluster-scoped kinds."`
+	objectArgs
 	Propagation string `json:"propagation,omitempty" enum:"background,foreground,orphan" description:"What happens to dependents such as a deployment's pods (default background: deleted after the object)."`
 	DryRun      bool   `json:"dry_run,omitempty" description:"Validate without deleting anything."`
 }
