@@ -192,3 +192,21 @@ func table(w io.Writer, header []string, rows [][]string) error {
 	}
 	return tw.Flush()
 }
+
+// show connects to the gateway, asks it with fetch, and prints the answer: as
+// JSON with -o json, otherwise with text.
+func show[T any](cmd *cobra.Command, f *clientFlags, fetch func(context.Context, *session) (T, error), text func(T) error) error {
+	s, err := f.connect(cmd)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	v, err := fetch(cmd.Context(), s)
+	if err != nil {
+		return toolFailure(cmd, err)
+	}
+	if f.json() {
+		return printJSON(cmd.OutOrStdout(), v)
+	}
+	return text(v)
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -62,19 +63,11 @@ func pluginsCmd() *cobra.Command {
 			Args:              cobra.ExactArgs(1),
 			ValidArgsFunction: completePlugins(&f),
 			RunE: func(cmd *cobra.Command, args []string) error {
-				s, err := f.connect(cmd)
-				if err != nil {
-					return err
-				}
-				defer s.Close()
-				p, err := s.PluginDo(cmd.Context(), a.action, args[0])
-				if err != nil {
-					return toolFailure(cmd, err)
-				}
-				if f.json() {
-					return printJSON(cmd.OutOrStdout(), p)
-				}
-				return pluginTable(cmd, []client.Plugin{*p})
+				return show(cmd, &f, func(ctx context.Context, s *session) (*client.Plugin, error) {
+					return s.PluginDo(ctx, a.action, args[0])
+				}, func(p *client.Plugin) error {
+					return pluginTable(cmd, []client.Plugin{*p})
+				})
 			},
 		})
 	}

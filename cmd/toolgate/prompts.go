@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -28,23 +29,15 @@ func promptsCmd() *cobra.Command {
 		Short: "List prompt templates",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, err := f.connect(cmd)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			l, err := s.ListPrompts(cmd.Context(), plugin, page)
-			if err != nil {
-				return toolFailure(cmd, err)
-			}
-			if f.json() {
-				return printJSON(cmd.OutOrStdout(), l)
-			}
-			rows := make([][]string, 0, len(l.Prompts))
-			for _, p := range l.Prompts {
-				rows = append(rows, []string{p.Name, p.Plugin, p.Summary})
-			}
-			return table(cmd.OutOrStdout(), []string{"NAME", "PLUGIN", "SUMMARY"}, rows)
+			return show(cmd, &f, func(ctx context.Context, s *session) (*client.PromptList, error) {
+				return s.ListPrompts(ctx, plugin, page)
+			}, func(l *client.PromptList) error {
+				rows := make([][]string, 0, len(l.Prompts))
+				for _, p := range l.Prompts {
+					rows = append(rows, []string{p.Name, p.Plugin, p.Summary})
+				}
+				return table(cmd.OutOrStdout(), []string{"NAME", "PLUGIN", "SUMMARY"}, rows)
+			})
 		},
 	}
 	list.Flags().StringVar(&plugin, "plugin", "", "only this plugin's prompts")
@@ -63,29 +56,21 @@ func promptsCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			s, err := f.connect(cmd)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			p, err := s.GetPrompt(cmd.Context(), pos[0], in)
-			if err != nil {
-				return toolFailure(cmd, err)
-			}
-			if f.json() {
-				return printJSON(cmd.OutOrStdout(), p)
-			}
-			if p.Description != "" {
-				fmt.Fprintf(cmd.OutOrStdout(), "# %s\n", p.Description)
-			}
-			for _, m := range p.Messages {
-				text := m.Content.Text
-				if m.Content.Type != "text" {
-					text = fmt.Sprintf("[%s content]", m.Content.Type)
+			return show(cmd, &f, func(ctx context.Context, s *session) (*client.Prompt, error) {
+				return s.GetPrompt(ctx, pos[0], in)
+			}, func(p *client.Prompt) error {
+				if p.Description != "" {
+					fmt.Fprintf(cmd.OutOrStdout(), "# %s\n", p.Description)
 				}
-				fmt.Fprintf(cmd.OutOrStdout(), "%s: %s\n", m.Role, text)
-			}
-			return nil
+				for _, m := range p.Messages {
+					text := m.Content.Text
+					if m.Content.Type != "text" {
+						text = fmt.Sprintf("[%s content]", m.Content.Type)
+					}
+					fmt.Fprintf(cmd.OutOrStdout(), "%s: %s\n", m.Role, text)
+				}
+				return nil
+			})
 		},
 	}
 	get.Flags().StringArrayVar(&args, "arg", nil, "prompt argument key=value (repeatable)")

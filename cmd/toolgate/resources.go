@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -28,34 +29,26 @@ func resourcesCmd() *cobra.Command {
 		Short: "List resources and resource templates",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, err := f.connect(cmd)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			l, err := s.ListResources(cmd.Context(), plugin, page)
-			if err != nil {
-				return toolFailure(cmd, err)
-			}
-			if f.json() {
-				return printJSON(cmd.OutOrStdout(), l)
-			}
-			rows := make([][]string, 0, len(l.Resources))
-			for _, r := range l.Resources {
-				rows = append(rows, []string{r.URI, r.Name, r.Plugin, r.MIMEType, oneLine(r.Description)})
-			}
-			if err := table(cmd.OutOrStdout(), []string{"URI", "NAME", "PLUGIN", "MIME TYPE", "DESCRIPTION"}, rows); err != nil {
-				return err
-			}
-			if len(l.Templates) > 0 {
-				rows = rows[:0]
-				for _, t := range l.Templates {
-					rows = append(rows, []string{t.URITemplate, t.Name, t.Plugin, oneLine(t.Description)})
+			return show(cmd, &f, func(ctx context.Context, s *session) (*client.ResourceList, error) {
+				return s.ListResources(ctx, plugin, page)
+			}, func(l *client.ResourceList) error {
+				rows := make([][]string, 0, len(l.Resources))
+				for _, r := range l.Resources {
+					rows = append(rows, []string{r.URI, r.Name, r.Plugin, r.MIMEType, oneLine(r.Description)})
 				}
-				fmt.Fprintln(cmd.OutOrStdout())
-				return table(cmd.OutOrStdout(), []string{"URI TEMPLATE", "NAME", "PLUGIN", "DESCRIPTION"}, rows)
-			}
-			return nil
+				if err := table(cmd.OutOrStdout(), []string{"URI", "NAME", "PLUGIN", "MIME TYPE", "DESCRIPTION"}, rows); err != nil {
+					return err
+				}
+				if len(l.Templates) > 0 {
+					rows = rows[:0]
+					for _, t := range l.Templates {
+						rows = append(rows, []string{t.URITemplate, t.Name, t.Plugin, oneLine(t.Description)})
+					}
+					fmt.Fprintln(cmd.OutOrStdout())
+					return table(cmd.OutOrStdout(), []string{"URI TEMPLATE", "NAME", "PLUGIN", "DESCRIPTION"}, rows)
+				}
+				return nil
+			})
 		},
 	}
 	list.Flags().StringVar(&plugin, "plugin", "", "only this plugin's resources")

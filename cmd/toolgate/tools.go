@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -35,27 +36,19 @@ func toolsListCmd(f *clientFlags) *cobra.Command {
 		Short: "List every tool (or one plugin's) and each plugin's state",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, err := f.connect(cmd)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			list, err := s.ListTools(cmd.Context(), plugin, page)
-			if err != nil {
-				return toolFailure(cmd, err)
-			}
-			if f.json() {
-				return printJSON(cmd.OutOrStdout(), list)
-			}
-			if err := toolTable(cmd, list, false); err != nil {
-				return err
-			}
-			fmt.Fprintln(cmd.OutOrStdout())
-			rows := make([][]string, 0, len(list.Plugins))
-			for _, p := range list.Plugins {
-				rows = append(rows, []string{p.Name, p.State, fmt.Sprint(p.Tools), oneLine(p.LastError)})
-			}
-			return table(cmd.OutOrStdout(), []string{"PLUGIN", "STATE", "TOOLS", "LAST ERROR"}, rows)
+			return show(cmd, f, func(ctx context.Context, s *session) (*client.ToolList, error) {
+				return s.ListTools(ctx, plugin, page)
+			}, func(list *client.ToolList) error {
+				if err := toolTable(cmd, list, false); err != nil {
+					return err
+				}
+				fmt.Fprintln(cmd.OutOrStdout())
+				rows := make([][]string, 0, len(list.Plugins))
+				for _, p := range list.Plugins {
+					rows = append(rows, []string{p.Name, p.State, fmt.Sprint(p.Tools), oneLine(p.LastError)})
+				}
+				return table(cmd.OutOrStdout(), []string{"PLUGIN", "STATE", "TOOLS", "LAST ERROR"}, rows)
+			})
 		},
 	}
 	c.Flags().StringVar(&plugin, "plugin", "", "only this plugin's tools")
@@ -82,19 +75,11 @@ func toolsSearchCmd(f *clientFlags) *cobra.Command {
 			if filter.Labels, err = keyValues("--label", labels); err != nil {
 				return err
 			}
-			s, err := f.connect(cmd)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			list, err := s.FilterTools(cmd.Context(), filter)
-			if err != nil {
-				return toolFailure(cmd, err)
-			}
-			if f.json() {
-				return printJSON(cmd.OutOrStdout(), list)
-			}
-			return toolTable(cmd, list, filter.Query != "")
+			return show(cmd, f, func(ctx context.Context, s *session) (*client.ToolList, error) {
+				return s.FilterTools(ctx, filter)
+			}, func(list *client.ToolList) error {
+				return toolTable(cmd, list, filter.Query != "")
+			})
 		},
 	}
 	c.Flags().StringVar(&filter.Pattern, "pattern", "", "glob on tool names, e.g. 'x_k8s_*'")
@@ -139,19 +124,11 @@ func toolsDescribeCmd(f *clientFlags) *cobra.Command {
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: completeTools(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := f.connect(cmd)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			d, err := s.DescribeTool(cmd.Context(), args[0])
-			if err != nil {
-				return toolFailure(cmd, err)
-			}
-			if f.json() {
-				return printJSON(cmd.OutOrStdout(), d)
-			}
-			return describeText(cmd, d)
+			return show(cmd, f, func(ctx context.Context, s *session) (*client.ToolDescription, error) {
+				return s.DescribeTool(ctx, args[0])
+			}, func(d *client.ToolDescription) error {
+				return describeText(cmd, d)
+			})
 		},
 	}
 }
