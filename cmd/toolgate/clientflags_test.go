@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -15,21 +13,7 @@ import (
 // package's tests: the CLI is tested as users run it, as a process.
 var bins *gatewaytest.Binaries
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "toolgate-cli-test")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	bins, err = gatewaytest.Build(dir)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { gatewaytest.Main(m, &bins, nil) }
 
 type result struct {
 	stdout, stderr string

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -21,21 +20,7 @@ import (
 
 var bins *gatewaytest.Binaries
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "toolgate-bridge-test")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	bins, err = gatewaytest.Build(dir)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { gatewaytest.Main(m, &bins, nil) }
 
 type bridgeRun struct {
 	InitMS   float64 `json:"initMs"`

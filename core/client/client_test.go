@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -17,27 +16,7 @@ import (
 
 var bins *gatewaytest.Binaries
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "toolgate-client-test")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	bins, err = gatewaytest.Build(dir)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	if code == 0 {
-		if err := goleak.Find(); err != nil {
-			fmt.Fprintln(os.Stderr, "goleak:", err)
-			code = 1
-		}
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { gatewaytest.Main(m, &bins, func() error { return goleak.Find() }) }
 
 func connect(t *testing.T, url string, opts ...func(*Options)) *Client {
 	t.Helper()

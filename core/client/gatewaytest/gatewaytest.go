@@ -26,6 +26,32 @@ type Binaries struct {
 	Dir             string
 }
 
+// Main is a TestMain for packages that need the binaries: it builds them into
+// a temporary directory and stores them in *bins, runs the tests, removes the
+// directory and exits with the tests' status. check, when not nil, runs after
+// passing tests (a goroutine-leak check, say) and fails the run with its error.
+func Main(m *testing.M, bins **Binaries, check func() error) {
+	dir, err := os.MkdirTemp("", "toolgate-gatewaytest")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	if *bins, err = Build(dir); err != nil {
+		os.RemoveAll(dir)
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	if code == 0 && check != nil {
+		if err := check(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
 // Build compiles toolgate and the hello example plugin into dir. Call it
 // once per test binary, from TestMain.
 func Build(dir string) (*Binaries, error) {
