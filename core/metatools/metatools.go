@@ -36,7 +36,10 @@ type Handlers struct {
 	// CallTimeout is the deadline of a call to the plugin, unless the call
 	// itself asks for another.
 	CallTimeout func(plugin string) time.Duration
-	Logger      hclog.Logger
+	// MaxCallTimeout bounds the deadline a call may ask for with
+	// timeout_seconds (DefaultMaxCallTimeout when 0).
+	MaxCallTimeout time.Duration
+	Logger         hclog.Logger
 	// Observer, when set, hears of every call_tool and how it ended.
 	Observer CallObserver
 
