@@ -138,7 +138,7 @@ func salvageID(head, tail []byte) json.RawMessage {
 	if id := idFromHead(head); id != nil {
 		return id
 	}
-	if m := tailIDPattern.FindSubmatch(tail); m != nil && json.Valid(m[1]) {
+	if m := tailIDPattern.FindSubmatch(tail); m != nil && json.Valid(m[1]) && idProblem(m[1]) == "" {
 		return json.RawMessage(m[1])
 	}
 	return nil
@@ -147,7 +147,7 @@ func salvageID(head, tail []byte) json.RawMessage {
 var tailIDPattern = regexp.MustCompile(`"id"\s*:\s*(-?[0-9]+|"(?:[^"\\]|\\.)*")\s*}\s*$`)
 
 // idFromHead walks the top-level keys of a truncated JSON object until it
-// meets "id" with a number or string value.
+// meets "id" with a string or integer value.
 func idFromHead(head []byte) json.RawMessage {
 	dec := json.NewDecoder(bytes.NewReader(head))
 	dec.UseNumber()
@@ -164,7 +164,7 @@ func idFromHead(head []byte) json.RawMessage {
 			if dec.Decode(&v) != nil {
 				return nil
 			}
-			if t := bytes.TrimSpace(v); len(t) > 0 && (t[0] == '"' || t[0] == '-' || (t[0] >= '0' && t[0] <= '9')) {
+			if t := bytes.TrimSpace(v); idProblem(t) == "" {
 				return t
 			}
 			return nil

@@ -143,3 +143,24 @@ func TestResponsesAndNotificationsGetNoAnswer(t *testing.T) {
 		}
 	}
 }
+
+// An oversized request is answered with the id it names only when that id
+// is one a request may have.
+func TestOversizedRequestKeepsOnlyAValidID(t *testing.T) {
+	c, done := startStdio(t, newFixture(t, func(o *Options) { o.MaxRequestBytes = 256 }))
+	big := strings.Repeat("x", 1000)
+	for _, tc := range []struct{ id, want string }{
+		{`9007199254740993`, `9007199254740993`},
+		{`1.5`, `null`},
+		{`{"a":1}`, `null`},
+	} {
+		c.send(`{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":"echo","arguments":{"text":%q}}}`, tc.id, big)
+		c.send(`{"method":"tools/call","params":{"name":"echo","arguments":{"text":%q}},"jsonrpc":"2.0","id":%s}`, big, tc.id)
+		for range 2 {
+			if m := c.recv(); string(m.ID) != tc.want || m.Error == nil || m.Error.Code != codeInvalidRequest {
+				t.Errorf("oversized request with id %s: answered id %s error %+v, want id %s", tc.id, m.ID, m.Error, tc.want)
+			}
+		}
+	}
+	finish(t, c, done)
+}
