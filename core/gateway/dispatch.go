@@ -86,9 +86,17 @@ func (s *Server) dispatch(ctx context.Context, se *session, msg []byte, env *env
 			return rpcResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: env.ID, Result: errorResult(s.unknownToolText(name))}
 		}
 	}
-	if !env.isRequest() && !env.isNotification() {
+	switch {
+	case !env.isRequest() && !env.isNotification():
 		// A client's answer to a server request; this gateway sends none yet.
 		return nil
+	case env.Method == string(mcp.MethodNotificationCancelled):
+		s.cancelRequest(se, env.Params)
+		return nil
+	case env.isRequest():
+		var done func()
+		ctx, done = s.track(ctx, se, env.ID)
+		defer done()
 	}
 	return withID(s.mcp.HandleMessage(ctx, msg), env.ID)
 }

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 )
 
 // exchange sends one raw message to an initialized session and returns every
@@ -163,4 +164,43 @@ func TestOversizedRequestKeepsOnlyAValidID(t *testing.T) {
 		}
 	}
 	finish(t, c, done)
+}
+
+// notifications/cancelled stops the call with exactly the id it names: ids
+// mcp-go would confuse (2^53 and 2^53+1, "7" and 7) are told apart.
+func TestCancelNamesOneRequestExactly(t *testing.T) {
+	f := newFixture(t, nil)
+	c, done := startStdio(t, f)
+	c.initialize()
+	ids := []string{`9007199254740993`, `9007199254740992`, `"7"`, `7`}
+	for _, id := range ids {
+		c.send(`{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":"block","_meta":{"progressToken":%s}}}`, id, id)
+		if m := c.recv(); m.Method != "notifications/progress" {
+			t.Fatalf("call %s: got %+v, want its progress", id, m)
+		}
+		<-f.started
+	}
+	// Cancel the first of each pair: the second must still be running.
+	for _, pair := range [][2]string{{ids[0], ids[1]}, {ids[2], ids[3]}} {
+		c.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%s}}`, pair[0])
+		select {
+		case <-f.cancelled:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("cancelling %s reached no handler", pair[0])
+		}
+		select {
+		case <-f.cancelled:
+			t.Fatalf("cancelling %s also cancelled another call", pair[0])
+		case <-time.After(100 * time.Millisecond):
+		}
+		c.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%s}}`, pair[1])
+		select {
+		case <-f.cancelled:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("cancelling %s reached no handler: its call was cancelled in place of another", pair[1])
+		}
+	}
+	if rest := finish(t, c, done); len(rest) != 0 {
+		t.Errorf("cancelled calls were answered: %+v", rest)
+	}
 }
