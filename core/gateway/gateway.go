@@ -60,6 +60,12 @@ type Options struct {
 	// ShutdownGrace is how long calls in flight may finish once ServeHTTP's
 	// context ends (DefaultShutdownGrace when 0).
 	ShutdownGrace time.Duration
+	// MaxSessions bounds the HTTP sessions held at once (DefaultMaxSessions
+	// when 0); an initialize over it gets an error.
+	MaxSessions int
+	// SessionIdleTimeout ends an HTTP session that sent no request for this
+	// long (DefaultSessionIdleTimeout when 0).
+	SessionIdleTimeout time.Duration
 	// Handlers are more HTTP endpoints served beside /mcp, on the same
 	// listener and behind the same checks (Host, Origin, bearer token, body
 	// limit), keyed by http.ServeMux pattern: "/metrics", "GET /healthz".
@@ -119,7 +125,8 @@ func New(opts Options) (*Server, error) {
 		return nil, err
 	}
 	if opts.OAuth != nil {
-		s.auth = newVerifier(opts.OAuth, s.log.Named("oauth"))
+		s.opts.OAuth = s.resourceFromAudience(opts.OAuth)
+		s.auth = newVerifier(s.opts.OAuth, s.log.Named("oauth"))
 	}
 
 	order := make(map[string]int, len(opts.Tools))
@@ -167,6 +174,12 @@ func (s *Server) check() error {
 	}
 	if s.maxBytes < 0 {
 		return &OptionError{Field: "MaxRequestBytes", Problem: "is negative"}
+	}
+	if s.opts.MaxSessions < 0 {
+		return &OptionError{Field: "MaxSessions", Problem: "is negative"}
+	}
+	if s.opts.SessionIdleTimeout < 0 {
+		return &OptionError{Field: "SessionIdleTimeout", Problem: "is negative"}
 	}
 	seen := map[string]bool{}
 	for i, t := range s.opts.Tools {
@@ -236,8 +249,12 @@ func checkHandlers(handlers map[string]http.Handler) (err error) {
 	return nil
 }
 
-// NotifyLog sends notifications/message to every initialized session whose
-// log level admits level (debug … emergency). data is marshalled as JSON.
+// NotifyLog sends notifications/message to every initialized session that
+// asked for logs with logging/setLevel at level or below (debug … emergency);
+// a session that never asked gets none. Every such session gets the line
+// whoever opened it: there is no per-plugin permission yet, so a gateway
+// serving several principals shares plugin logs among those that ask.
+// data is marshalled as JSON.
 func (s *Server) NotifyLog(level string, data any) {
 	lvl := mcp.LoggingLevel(level)
 	if !validLevel(lvl) {
@@ -255,7 +272,7 @@ func (s *Server) NotifyLog(level string, data any) {
 		"data":   json.RawMessage(raw),
 	})
 	s.eachSession(func(se *session) {
-		if se.Initialized() && lvl.ShouldSendTo(se.GetLogLevel()) {
+		if se.Initialized() && se.levelSet.Load() && lvl.ShouldSendTo(se.GetLogLevel()) {
 			se.push(n)
 		}
 	})

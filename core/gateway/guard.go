@@ -35,13 +35,16 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			return
 		}
 		if (len(hashes) > 0 || s.auth != nil) && !s.isMetadataRequest(r) {
-			problem := authorize(r, hashes)
+			index, problem := authorize(r, hashes)
 			switch {
 			case problem == "":
+				r = r.WithContext(withCredential(r.Context(), credential{who: staticPrincipal(index)}))
 			case s.auth != nil:
-				if s.refuseOAuth(w, r, problem) {
+				cred, answered := s.authenticateOAuth(w, r, problem)
+				if answered {
 					return
 				}
+				r = r.WithContext(withCredential(r.Context(), cred))
 			default:
 				challenge := `Bearer realm="toolgate"`
 				if problem == "invalid_token" {
@@ -61,23 +64,26 @@ func (s *Server) guard(next http.Handler) http.Handler {
 	})
 }
 
-// authorize returns "" for a request carrying one of the tokens, otherwise the
-// RFC 6750 error: "missing" (no credentials) or "invalid_token". Every token is
-// compared, in constant time, so timing tells nothing about which was close.
-func authorize(r *http.Request, hashes [][sha256.Size]byte) string {
+// authorize returns "" and the token's index for a request carrying one of
+// the tokens, otherwise the RFC 6750 error: "missing" (no credentials) or
+// "invalid_token". Every token is compared, in constant time, so timing tells
+// nothing about which was close or which matched.
+func authorize(r *http.Request, hashes [][sha256.Size]byte) (int, string) {
 	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return "missing"
+		return 0, "missing"
 	}
 	got := sha256.Sum256([]byte(strings.TrimSpace(token)))
-	match := 0
+	match, index := 0, 0
 	for i := range hashes {
-		match |= subtle.ConstantTimeCompare(got[:], hashes[i][:])
+		eq := subtle.ConstantTimeCompare(got[:], hashes[i][:])
+		index = subtle.ConstantTimeSelect(eq, i, index)
+		match |= eq
 	}
 	if match == 1 {
-		return ""
+		return index, ""
 	}
-	return "invalid_token"
+	return 0, "invalid_token"
 }
 
 func (s *Server) hostAllowed(host string) bool {
