@@ -276,22 +276,35 @@ func (k *keySource) newKeyfunc(ctx context.Context, jwksURL string) (keyfunc.Key
 // (RFC 8414), then OpenID Connect discovery.
 func (k *keySource) discover(ctx context.Context) (string, *keysUnavailableError) {
 	candidates := metadataURLs(k.issuer)
-	var problems []string
+	var problems problemList
 	for _, u := range candidates {
 		jwks, err := k.readMetadata(ctx, u)
 		if err == nil {
 			k.log.Debug("discovered the JWKS URL", "metadata", u, "jwks_uri", jwks)
 			return jwks, nil
 		}
-		problems = append(problems, err.Error())
+		problems = append(problems, err)
 		// Another path on a host that did not answer would fare no better.
 		var netErr net.Error
 		if errors.As(err, &netErr) || ctx.Err() != nil {
 			break
 		}
 	}
-	return "", &keysUnavailableError{url: candidates[0], err: fmt.Errorf("discover the JWKS URL of issuer %s: %s", k.issuer, strings.Join(problems, "; ")), retryAfter: keysRetryEvery}
+	return "", &keysUnavailableError{url: candidates[0], err: fmt.Errorf("discover the JWKS URL of issuer %s: %w", k.issuer, problems), retryAfter: keysRetryEvery}
 }
+
+// problemList is what each metadata location answered, on one line.
+type problemList []error
+
+func (p problemList) Error() string {
+	msgs := make([]string, len(p))
+	for i, err := range p {
+		msgs[i] = err.Error()
+	}
+	return strings.Join(msgs, "; ")
+}
+
+func (p problemList) Unwrap() []error { return p }
 
 // metadataURLs are the metadata locations of issuer, in the order of the
 // MCP authorization spec: well-known path inserted before the issuer's path,
