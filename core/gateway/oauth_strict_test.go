@@ -100,7 +100,9 @@ func TestOAuthKeyFetchesStayOnHTTPSOrLoopback(t *testing.T) {
 	as := newAuthServer(t)
 	for name, set := range map[string]func(as *authServer){
 		"discovered jwks_uri on plain http": func(as *authServer) { as.jwksURI = "http://auth.example.com/jwks" },
-		"redirect to plain http":            func(as *authServer) { as.jwksURI, as.redirectTo = as.URL+"/jwks-redirect", "http://auth.example.com/jwks" },
+		"redirect to plain http": func(as *authServer) {
+			as.jwksURI, as.redirectTo = as.URL+"/jwks-redirect", "http://auth.example.com/jwks"
+		},
 	} {
 		t.Run(name, func(t *testing.T) {
 			as.set(set)
