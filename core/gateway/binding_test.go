@@ -1,12 +1,20 @@
 package gateway
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"testing"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/toolgate/toolgate/sdk/protov1"
 )
 
 // notOwner checks that every way into a session (POST, GET stream, DELETE)
@@ -99,5 +107,42 @@ func TestOAuthListeningStreamEndsAtTokenExpiry(t *testing.T) {
 		resp.Body.Close()
 		<-ended
 		t.Fatal("listening stream still open 5s after a token that expires in 2s")
+	}
+}
+
+func TestToolHandlersLearnTheirCaller(t *testing.T) {
+	as := newAuthServer(t)
+	logs := &syncWriter{w: &bytes.Buffer{}}
+	f := newFixture(t, func(o *Options) {
+		o.Logger = hclog.New(&hclog.LoggerOptions{Output: logs})
+		o.Tokens = []string{"token-a", "token-b"}
+		o.OAuth = &OAuth{Issuer: as.URL, Audience: testAudience}
+		o.Tools = append(o.Tools, Tool{Name: "whoami", Handle: func(ctx context.Context, _ json.RawMessage, _ protov1.CallEvents) (*protov1.Result, error) {
+			c, ok := CallerFrom(ctx)
+			if !ok {
+				return nil, errors.New("no caller in the context")
+			}
+			b, _ := json.Marshal(c)
+			return &protov1.Result{Content: []protov1.Content{{Kind: protov1.KindText, Text: string(b)}}}, nil
+		}})
+	})
+	url := startHTTP(t, f).URL + "/mcp"
+	claims := as.claims()
+	claims["azp"] = "ide"
+	for auth, want := range map[string]string{
+		"Bearer token-b": `{"Issuer":"token","Subject":"1","Client":"","Session":%q}`,
+		"Bearer " + as.sign(jwt.SigningMethodRS256, "rsa-1", claims): `{"Issuer":"` + as.URL + `","Subject":"user-1","Client":"ide","Session":%q}`,
+	} {
+		c := newHTTPConn(t, url, nil)
+		c.header.Set("Authorization", auth)
+		c.initialize()
+		_, msgs := c.post(callBody(1, "whoami", "", ""))
+		var res struct{ Content []struct{ Text string } }
+		if err := json.Unmarshal(msgs[0].Result, &res); err != nil || len(res.Content) != 1 {
+			t.Fatalf("whoami: %s %v", msgs[0].Result, err)
+		}
+		if w := fmt.Sprintf(want, c.sid); res.Content[0].Text != w {
+			t.Errorf("caller %s, want %s", res.Content[0].Text, w)
+		}
 	}
 }

@@ -55,6 +55,7 @@ func (s *Server) toolHandler(t *Tool) server.ToolHandlerFunc {
 		}
 		if se, ok := server.ClientSessionFromContext(ctx).(*session); ok {
 			ev.session = se
+			ctx = withCaller(ctx, Caller{Principal: se.owner, Session: se.id})
 		}
 		args := req.Params.RawArguments
 		if !present(args) {

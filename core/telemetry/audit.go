@@ -14,13 +14,20 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/toolgate/toolgate/core/gateway"
 	"github.com/toolgate/toolgate/core/metatools"
 )
 
 // auditLine is one call_tool in the audit log. Arguments appear only as their
-// size: their values may be secrets.
+// size: their values may be secrets. Issuer, subject and client say who made
+// the call (for a static token, issuer "token" and the token's position),
+// session on which MCP session.
 type auditLine struct {
 	Time          string  `json:"time"`
+	Issuer        string  `json:"issuer,omitempty"`
+	Subject       string  `json:"subject,omitempty"`
+	Client        string  `json:"client,omitempty"`
+	Session       string  `json:"session,omitempty"`
 	Tool          string  `json:"tool"`
 	Plugin        string  `json:"plugin,omitempty"`
 	Outcome       string  `json:"outcome"`
@@ -75,9 +82,13 @@ func newAudit(out io.WriteCloser, buffer int, log hclog.Logger, dropped func()) 
 	return a
 }
 
-func (a *audit) record(at time.Time, r metatools.CallRecord) {
+func (a *audit) record(at time.Time, r metatools.CallRecord, who gateway.Caller) {
 	b, err := json.Marshal(auditLine{
 		Time:          at.UTC().Format(time.RFC3339Nano),
+		Issuer:        truncate(who.Issuer, maxAuditName),
+		Subject:       truncate(who.Subject, maxAuditName),
+		Client:        truncate(who.Client, maxAuditName),
+		Session:       who.Session,
 		Tool:          truncate(r.Name, maxAuditName),
 		Plugin:        r.Plugin,
 		Outcome:       string(r.Outcome),
