@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"runtime/debug"
 	"sync"
@@ -70,6 +71,9 @@ func (s *Server) toolHandler(t *Tool) server.ToolHandlerFunc {
 			rs.cancelled.Store(true)
 		}
 
+		if errors.Is(context.Cause(ctx), errServerClosed) {
+			return errorResult(fmt.Sprintf("tool %q was stopped: the gateway is shutting down and the call outlasted the shutdown grace period; retry it once the gateway is back", t.Name)), nil
+		}
 		if err != nil {
 			return errorResult(err.Error()), nil
 		}

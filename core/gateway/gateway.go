@@ -60,6 +60,13 @@ type Options struct {
 	// ShutdownGrace is how long calls in flight may finish once ServeHTTP's
 	// context ends (DefaultShutdownGrace when 0).
 	ShutdownGrace time.Duration
+	// MaxConnections bounds the connections ServeHTTP holds open
+	// (DefaultMaxConnections when 0); idle ones are closed to admit new ones.
+	MaxConnections int
+	// ReadTimeout bounds reading one request, body included
+	// (DefaultReadTimeout when 0); IdleTimeout closes a keep-alive
+	// connection with no request (DefaultIdleTimeout when 0).
+	ReadTimeout, IdleTimeout time.Duration
 	// MaxSessions bounds the HTTP sessions held at once (DefaultMaxSessions
 	// when 0); an initialize over it gets an error.
 	MaxSessions int
@@ -174,6 +181,9 @@ func (s *Server) check() error {
 	}
 	if s.maxBytes < 0 {
 		return &OptionError{Field: "MaxRequestBytes", Problem: "is negative"}
+	}
+	if s.opts.MaxConnections < 0 || s.opts.ReadTimeout < 0 || s.opts.IdleTimeout < 0 {
+		return &OptionError{Field: "MaxConnections/ReadTimeout/IdleTimeout", Problem: "is negative"}
 	}
 	if s.opts.MaxSessions < 0 {
 		return &OptionError{Field: "MaxSessions", Problem: "is negative"}

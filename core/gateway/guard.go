@@ -29,10 +29,15 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			http.Error(w, fmt.Sprintf("forbidden: Host %q is not allowed; add it to the allowed hosts to serve it", r.Host), http.StatusForbidden)
 			return
 		}
-		if origin := r.Header.Get("Origin"); origin != "" && !s.originAllowed(origin) {
-			s.log.Warn("HTTP request refused: Origin not allowed", "origin", origin, "remote", r.RemoteAddr)
-			http.Error(w, fmt.Sprintf("forbidden: Origin %q is not allowed; add it to the allowed origins to serve it", origin), http.StatusForbidden)
-			return
+		if origin := r.Header.Get("Origin"); origin != "" {
+			if !s.originAllowed(origin) {
+				s.log.Warn("HTTP request refused: Origin not allowed", "origin", origin, "remote", r.RemoteAddr)
+				http.Error(w, fmt.Sprintf("forbidden: Origin %q is not allowed; add it to the allowed origins to serve it", origin), http.StatusForbidden)
+				return
+			}
+			if allowCORS(w, r, origin) {
+				return
+			}
 		}
 		if (len(hashes) > 0 || s.auth != nil) && !s.isMetadataRequest(r) {
 			index, problem := authorize(r, hashes)
@@ -62,6 +67,33 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		r.Body = http.MaxBytesReader(w, r.Body, s.maxBytes)
 		next.ServeHTTP(w, r)
 	})
+}
+
+// CORS answers for browsers: a page of an allowed origin may send the MCP
+// headers and a bearer token, and read the session id it is given.
+const (
+	corsMethods = "GET, POST, DELETE"
+	corsHeaders = "Authorization, Content-Type, Accept, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID"
+	corsExpose  = "Mcp-Session-Id, WWW-Authenticate"
+	corsMaxAge  = "600"
+)
+
+// allowCORS adds the CORS headers for an allowed origin, and reports
+// whether the request was a preflight, which it answers: preflights carry no
+// credentials, so they are answered before the token check.
+func allowCORS(w http.ResponseWriter, r *http.Request, origin string) bool {
+	h := w.Header()
+	h.Set("Access-Control-Allow-Origin", origin)
+	h.Add("Vary", "Origin")
+	if r.Method != http.MethodOptions || r.Header.Get("Access-Control-Request-Method") == "" {
+		h.Set("Access-Control-Expose-Headers", corsExpose)
+		return false
+	}
+	h.Set("Access-Control-Allow-Methods", corsMethods)
+	h.Set("Access-Control-Allow-Headers", corsHeaders)
+	h.Set("Access-Control-Max-Age", corsMaxAge)
+	w.WriteHeader(http.StatusNoContent)
+	return true
 }
 
 // authorize returns "" and the token's index for a request carrying one of
