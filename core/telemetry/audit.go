@@ -64,12 +64,13 @@ type audit struct {
 	lastReport atomic.Int64 // unix nanoseconds
 }
 
-// openAudit opens path for appending (created 0600, and its directory 0700).
-func openAudit(path string, buffer int, log hclog.Logger, dropped func()) (*audit, error) {
+// openAudit opens path for appending (created 0600, and its directory 0700),
+// rotated past maxSize bytes (0: never) with keep old files.
+func openAudit(path string, maxSize int64, keep, buffer int, log hclog.Logger, dropped func()) (*audit, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("audit log: %w", err)
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := openRotating(path, maxSize, keep)
 	if err != nil {
 		return nil, fmt.Errorf("audit log: %w", err)
 	}

@@ -2,8 +2,10 @@ package telemetry
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -23,7 +25,7 @@ func TestAuditLines(t *testing.T) {
 	if err := os.WriteFile(path, []byte("earlier line\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	a, err := openAudit(path, 16, hclog.NewNullLogger(), nil)
+	a, err := openAudit(path, 0, 0, 16, hclog.NewNullLogger(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +57,7 @@ func TestAuditLines(t *testing.T) {
 
 func TestAuditFileIsPrivate(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "new", "audit.jsonl")
-	a, err := openAudit(path, 1, hclog.NewNullLogger(), nil)
+	a, err := openAudit(path, 0, 0, 1, hclog.NewNullLogger(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,5 +114,46 @@ func TestAuditDropsInsteadOfBlocking(t *testing.T) {
 	_ = r.Close()
 	if !strings.Contains(logged.String(), "audit log lines lost") {
 		t.Errorf("drops not logged: %q", logged.String())
+	}
+}
+
+func TestAuditLogRotatesBySizeAndKeepsABoundedNumber(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "audit.jsonl")
+	const maxSize, keep = 1024, 2
+	a, err := openAudit(path, maxSize, keep, 128, hclog.NewNullLogger(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 100 {
+		a.record(time.Now(), metatools.CallRecord{Name: fmt.Sprintf("x_hello_call_%03d", i), Outcome: metatools.OutcomeOK}, gateway.Caller{})
+	}
+	if err := a.close(); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+		info, err := e.Info()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.Size() > maxSize {
+			t.Errorf("%s is %d bytes, over the %d limit", e.Name(), info.Size(), maxSize)
+		}
+	}
+	if want := []string{"audit.jsonl", "audit.jsonl.1", "audit.jsonl.2"}; !slices.Equal(names, want) {
+		t.Fatalf("files %v, want %v", names, want)
+	}
+	last, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(last), "x_hello_call_099") {
+		t.Errorf("the newest line is not in %s:\n%s", path, last)
 	}
 }

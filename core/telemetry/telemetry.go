@@ -39,6 +39,10 @@ type Options struct {
 	// AuditLog is the file that gets a JSON line per call_tool; "" = none.
 	AuditLog    string
 	AuditBuffer int // DefaultAuditBuffer when 0
+	// AuditMaxSize rotates the audit log before it grows past this many
+	// bytes (0: never); AuditKeep old files are kept, the oldest deleted.
+	AuditMaxSize int64
+	AuditKeep    int
 
 	// OTLPEndpoint receives the spans over OTLP/gRPC: host:port (plain text)
 	// or an http:// or https:// URL. SpanExporter, when set, receives them
@@ -78,7 +82,7 @@ func New(ctx context.Context, opts Options) (*Telemetry, error) {
 		if t.metrics != nil {
 			dropped = t.metrics.auditDropped.Inc
 		}
-		a, err := openAudit(opts.AuditLog, buffer, t.log.Named("audit"), dropped)
+		a, err := openAudit(opts.AuditLog, opts.AuditMaxSize, opts.AuditKeep, buffer, t.log.Named("audit"), dropped)
 		if err != nil {
 			return nil, err
 		}
