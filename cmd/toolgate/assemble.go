@@ -121,7 +121,7 @@ func assemble(ctx context.Context, cfg *config.Config, topts telemetry.Options, 
 			case protov1.EventLog:
 				var data any
 				_ = json.Unmarshal(e.Log.Data, &data)
-				front.NotifyLog(e.Log.Level, map[string]any{"plugin": plugin, "data": data})
+				front.NotifyPluginLog(plugin, e.Log.Level, data)
 			case protov1.EventResourceUpdated:
 				front.ResourceUpdated(e.URI)
 			}

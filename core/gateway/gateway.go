@@ -259,13 +259,24 @@ func checkHandlers(handlers map[string]http.Handler) (err error) {
 	return nil
 }
 
-// NotifyLog sends notifications/message to every initialized session that
-// asked for logs with logging/setLevel at level or below (debug … emergency);
-// a session that never asked gets none. Every such session gets the line
-// whoever opened it: there is no per-plugin permission yet, so a gateway
-// serving several principals shares plugin logs among those that ask.
-// data is marshalled as JSON.
+// NotifyLog sends one of the gateway's own notices (a catalog change) as
+// notifications/message to every initialized session whose log level admits
+// level (debug … emergency). data is marshalled as JSON.
 func (s *Server) NotifyLog(level string, data any) {
+	s.notifyLog(level, data, false)
+}
+
+// NotifyPluginLog sends a plugin's log line as notifications/message, with
+// data {"plugin": plugin, "data": data}, only to sessions that asked for logs
+// with logging/setLevel at level or below: a backend's logs can be verbose
+// and say more than its tools do. Every such session gets the line, whoever
+// opened it: plugins have no per-principal permissions yet, so a gateway
+// serving several principals shares plugin logs among those that ask.
+func (s *Server) NotifyPluginLog(plugin, level string, data any) {
+	s.notifyLog(level, map[string]any{"plugin": plugin, "data": data}, true)
+}
+
+func (s *Server) notifyLog(level string, data any, askedOnly bool) {
 	lvl := mcp.LoggingLevel(level)
 	if !validLevel(lvl) {
 		s.log.Warn("log notification dropped: unknown level", "level", level)
@@ -282,7 +293,7 @@ func (s *Server) NotifyLog(level string, data any) {
 		"data":   json.RawMessage(raw),
 	})
 	s.eachSession(func(se *session) {
-		if se.Initialized() && se.levelSet.Load() && lvl.ShouldSendTo(se.GetLogLevel()) {
+		if se.Initialized() && (!askedOnly || se.levelSet.Load()) && lvl.ShouldSendTo(se.GetLogLevel()) {
 			se.push(n)
 		}
 	})

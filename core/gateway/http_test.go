@@ -261,6 +261,7 @@ func TestHTTPListeningStreamGetsLogsAndSubscribedUpdates(t *testing.T) {
 	f.srv.ResourceUpdated(catalogURI)
 	f.srv.NotifyLog("warning", map[string]string{"msg": "hello"})
 	f.srv.NotifyLog("error", "boom")
+	f.srv.NotifyPluginLog("hello", "error", "plugin boom")
 	f.srv.ResourceUpdated(catalogURI)
 
 	next := func(name string) string {
@@ -286,13 +287,21 @@ func TestHTTPListeningStreamGetsLogsAndSubscribedUpdates(t *testing.T) {
 		`{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"toolgate://catalog"}}`,
 		`{"jsonrpc":"2.0","method":"notifications/message","params":{"data":{"msg":"hello"},"level":"warning","logger":"toolgate-test"}}`,
 		`{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"boom","level":"error","logger":"toolgate-test"}}`,
+		`{"jsonrpc":"2.0","method":"notifications/message","params":{"data":{"plugin":"hello","data":"plugin boom"},"level":"error","logger":"toolgate-test"}}`,
 	} {
 		sameJSON(t, []byte(next("sub")), []byte(want))
 	}
 	// other did not subscribe and asked for errors only.
 	sameJSON(t, []byte(next("other")), []byte(`{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"boom","level":"error","logger":"toolgate-test"}}`))
-	// silent never sent logging/setLevel: both updates, and no log between.
-	for range 2 {
-		sameJSON(t, []byte(next("silent")), []byte(`{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"toolgate://catalog"}}`))
+	sameJSON(t, []byte(next("other")), []byte(`{"jsonrpc":"2.0","method":"notifications/message","params":{"data":{"plugin":"hello","data":"plugin boom"},"level":"error","logger":"toolgate-test"}}`))
+	// silent never sent logging/setLevel: the gateway's own notices at its
+	// default level, and no plugin log.
+	for _, want := range []string{
+		`{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"toolgate://catalog"}}`,
+		`{"jsonrpc":"2.0","method":"notifications/message","params":{"data":{"msg":"hello"},"level":"warning","logger":"toolgate-test"}}`,
+		`{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"boom","level":"error","logger":"toolgate-test"}}`,
+		`{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"toolgate://catalog"}}`,
+	} {
+		sameJSON(t, []byte(next("silent")), []byte(want))
 	}
 }
