@@ -30,7 +30,10 @@ func notOwner(t *testing.T, owner, intruder *httpConn) {
 			body = callBody(1, "echo", `{"text":"intruder"}`, "")
 		}
 		resp := intruder.do(intruder.request(method, body))
-		got, _ := io.ReadAll(resp.Body)
+		var got []byte
+		if method != http.MethodGet { // an accepted GET would stream for ever
+			got, _ = io.ReadAll(resp.Body)
+		}
 		resp.Body.Close()
 		if resp.StatusCode != http.StatusNotFound {
 			t.Errorf("%s on another principal's session: %d %s, want 404", method, resp.StatusCode, got)
