@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hashicorp/go-hclog"
 )
 
 // rawPing sends one complete ping POST on conn and reads its answer, leaving
@@ -146,7 +148,11 @@ func TestServeHTTPLongCallOutlivesTheReadTimeout(t *testing.T) {
 }
 
 func TestServeHTTPCallsCutByShutdownSaySo(t *testing.T) {
-	f := newFixture(t, func(o *Options) { o.ShutdownGrace = 300 * time.Millisecond })
+	logs := &syncWriter{w: &bytes.Buffer{}}
+	f := newFixture(t, func(o *Options) {
+		o.ShutdownGrace = time.Second
+		o.Logger = hclog.New(&hclog.LoggerOptions{Output: logs})
+	})
 	addr, cancel, done := serve(t, f, "127.0.0.1:0")
 	c := newHTTPConn(t, "http://"+addr.String()+"/mcp", nil)
 	c.initialize()
@@ -162,6 +168,22 @@ func TestServeHTTPCallsCutByShutdownSaySo(t *testing.T) {
 	}()
 	<-f.started
 	cancel()
+	// New connections are refused at once, while the call may still finish.
+	refused := false
+	for deadline := time.Now().Add(500 * time.Millisecond); !refused && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		conn, err := net.Dial("tcp", addr.String())
+		if err != nil {
+			refused = true
+		} else {
+			conn.Close()
+		}
+	}
+	if !refused {
+		t.Errorf("new connections still accepted 500ms into shutdown")
+	}
+	if !strings.Contains(logs.String(), "shutting down: no longer accepting connections") {
+		t.Errorf("shutdown not logged when it began:\n%s", logs)
+	}
 	var r reply
 	select {
 	case r = <-got:
