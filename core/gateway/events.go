@@ -71,7 +71,7 @@ func (s *Server) toolHandler(t *Tool) server.ToolHandlerFunc {
 			rs.cancelled.Store(true)
 		}
 
-		if errors.Is(context.Cause(ctx), errServerClosed) {
+		if errors.Is(context.Cause(ctx), errShuttingDown) {
 			return errorResult(fmt.Sprintf("tool %q was stopped: the gateway is shutting down and the call outlasted the shutdown grace period; retry it once the gateway is back", t.Name)), nil
 		}
 		if err != nil {

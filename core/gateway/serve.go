@@ -16,6 +16,11 @@ import (
 // Options.ShutdownGrace is zero.
 const DefaultShutdownGrace = 10 * time.Second
 
+// errShuttingDown is the cause of the contexts of calls stopped because the
+// shutdown grace period ended: such a call answers that the gateway is
+// shutting down, not that its client cancelled it.
+var errShuttingDown = errors.New("the gateway is shutting down and the shutdown grace period ended")
+
 // shutdownAnswerWindow is how long calls stopped at the end of the shutdown
 // grace have to write their "shutting down" result before connections close.
 const shutdownAnswerWindow = 2 * time.Second
@@ -88,7 +93,7 @@ func (s *Server) ServeHTTP(ctx context.Context, addr string, ready func(net.Addr
 	t.dropAll()
 	if err != nil {
 		s.log.Warn("calls still running after the shutdown grace period; stopping them", "grace", s.shutdownGrace())
-		cancelBase(errServerClosed)
+		cancelBase(errShuttingDown)
 		answer, cancelAnswer := context.WithTimeout(context.Background(), shutdownAnswerWindow)
 		defer cancelAnswer()
 		if srv.Shutdown(answer) != nil {
