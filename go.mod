@@ -5,6 +5,7 @@ go 1.26.0
 replace github.com/toolgate/toolgate/sdk => ./sdk
 
 require (
+	github.com/MicahParks/jwkset v0.11.3
 	github.com/MicahParks/keyfunc/v3 v3.9.0
 	github.com/agext/levenshtein v1.2.1
 	github.com/go-logr/logr v1.4.4
@@ -44,7 +45,6 @@ require (
 )
 
 require (
-	github.com/MicahParks/jwkset v0.11.3 // indirect
 	github.com/apparentlymart/go-textseg/v15 v15.0.0 // indirect
 	github.com/apparentlymart/go-textseg/v17 v17.0.1 // indirect
 	github.com/beorn7/perks v1.0.1 // indirect

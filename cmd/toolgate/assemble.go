@@ -98,7 +98,8 @@ func telemetryOptions(cfg *config.Config, logger hclog.Logger) telemetry.Options
 	return telemetry.Options{
 		Logger: logger.Named("telemetry"), Version: version,
 		Metrics: cfg.Listen.Metrics, PluginStates: pluginStates,
-		AuditLog: cfg.Gateway.AuditLog, OTLPEndpoint: cfg.Telemetry.OTLPEndpoint,
+		AuditLog: cfg.Gateway.AuditLog, AuditMaxSize: cfg.Gateway.AuditLogMaxSize, AuditKeep: cfg.Gateway.AuditLogKeep,
+		OTLPEndpoint: cfg.Telemetry.OTLPEndpoint,
 	}
 }
 
@@ -120,7 +121,7 @@ func assemble(ctx context.Context, cfg *config.Config, topts telemetry.Options, 
 			case protov1.EventLog:
 				var data any
 				_ = json.Unmarshal(e.Log.Data, &data)
-				front.NotifyLog(e.Log.Level, map[string]any{"plugin": plugin, "data": data})
+				front.NotifyPluginLog(plugin, e.Log.Level, data)
 			case protov1.EventResourceUpdated:
 				front.ResourceUpdated(e.URI)
 			}
@@ -165,8 +166,10 @@ func assemble(ctx context.Context, cfg *config.Config, topts telemetry.Options, 
 		Logger:      logger, MaxRequestBytes: cfg.Gateway.MaxRequestBytes,
 		Tokens: cfg.Listen.Tokens, AllowedOrigins: cfg.Listen.AllowedOrigins, AllowedHosts: cfg.Listen.AllowedHosts,
 		TLSCert: cfg.Listen.TLSCert, TLSKey: cfg.Listen.TLSKey,
-		ShutdownGrace: cfg.Gateway.ShutdownGrace,
-		Handlers:      extra, OAuth: oauthOptions(cfg.Listen.OAuth),
+		ShutdownGrace:  cfg.Gateway.ShutdownGrace,
+		MaxConnections: cfg.Listen.MaxConnections, ReadTimeout: cfg.Listen.ReadTimeout, IdleTimeout: cfg.Listen.IdleTimeout,
+		MaxSessions: cfg.Listen.MaxSessions, SessionIdleTimeout: cfg.Listen.SessionIdleTimeout,
+		Handlers: extra, OAuth: oauthOptions(cfg.Listen.OAuth),
 	})
 	if err != nil {
 		_ = tel.Close(ctx)
@@ -198,7 +201,8 @@ func oauthOptions(o *config.OAuth) *gateway.OAuth {
 	if o == nil {
 		return nil
 	}
-	return &gateway.OAuth{Issuer: o.Issuer, Audience: o.Audience, JWKSURL: o.JWKSURL, Scopes: o.Scopes, Resource: o.Resource}
+	return &gateway.OAuth{Issuer: o.Issuer, Audience: o.Audience, JWKSURL: o.JWKSURL, Scopes: o.Scopes, Resource: o.Resource,
+		MaxTokenLifetime: o.MaxTokenLifetime, AllowAnyTyp: o.AllowAnyTyp}
 }
 
 const catalogURI = "toolgate://catalog"

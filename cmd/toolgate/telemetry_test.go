@@ -276,6 +276,7 @@ func TestMetricsAuditAndTracesOfRealCalls(t *testing.T) {
 		`{"argument_bytes":2,"outcome":"ok","plugin":"trace","tool":"x_trace_traceparent"}`,
 	}
 	lines := strings.Split(strings.TrimSuffix(string(raw), "\n"), "\n")
+	var session any
 	if len(lines) != len(wantAudit) {
 		t.Fatalf("%d audit lines, want %d:\n%s", len(lines), len(wantAudit), raw)
 	}
@@ -291,8 +292,16 @@ func TestMetricsAuditAndTracesOfRealCalls(t *testing.T) {
 		if ms, ok := fields["duration_ms"].(float64); !ok || ms < 0 || ms > 10000 {
 			t.Errorf("audit line %d: duration_ms %v", i, fields["duration_ms"])
 		}
+		// Every call came with the config's first token, on one session.
+		if fields["issuer"] != "token" || fields["subject"] != "0" || fields["session"] == "" || (session != nil && fields["session"] != session) {
+			t.Errorf("audit line %d: caller %v %v on session %v, want token 0 on one session", i, fields["issuer"], fields["subject"], fields["session"])
+		}
+		session = fields["session"]
 		delete(fields, "time")
 		delete(fields, "duration_ms")
+		delete(fields, "issuer")
+		delete(fields, "subject")
+		delete(fields, "session")
 		got, _ := json.Marshal(fields)
 		if string(got) != wantAudit[i] {
 			t.Errorf("audit line %d:\n got %s\nwant %s", i, got, wantAudit[i])

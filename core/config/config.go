@@ -59,6 +59,7 @@ type Listen struct {
 	TLSKey         string
 	Metrics        bool   // serve Prometheus metrics at /metrics (default true)
 	OAuth          *OAuth // accept an authorization server's access tokens; nil = no `oauth {}` block
+	Limits                // connection and session limits of the HTTP front
 }
 
 // Gateway holds process-wide settings.
@@ -70,6 +71,8 @@ type Gateway struct {
 	StateDir        string // $XDG_STATE_HOME/toolgate, else ~/.local/state/toolgate
 	LogLevel        string // trace, debug, info, warn, error or off
 	AuditLog        string // file that gets a JSON line per call_tool, resolved against the config's directory; "" = none
+	AuditLogMaxSize int64  // rotate the audit log when it would grow past this many bytes
+	AuditLogKeep    int    // rotated audit logs kept (audit.jsonl.1 … .N); older ones are deleted
 }
 
 // Telemetry is where traces go.

@@ -26,6 +26,7 @@ func TestLoadFull(t *testing.T) {
 		AllowedOrigins: []string{"http://localhost:3000"},
 		AllowedHosts:   []string{"localhost"},
 		Metrics:        true,
+		Limits:         DefaultLimits(),
 	}
 	if !reflect.DeepEqual(c.Listen, wantListen) {
 		t.Errorf("Listen = %+v, want %+v", c.Listen, wantListen)
@@ -36,6 +37,8 @@ func TestLoadFull(t *testing.T) {
 		MaxRequestBytes: 1 << 20,
 		StateDir:        filepath.Join(dir, "state"),
 		LogLevel:        "debug",
+		AuditLogMaxSize: DefaultAuditLogMaxSize,
+		AuditLogKeep:    DefaultAuditLogKeep,
 	}
 	if c.Gateway != wantGateway {
 		t.Errorf("Gateway = %+v, want %+v", c.Gateway, wantGateway)
@@ -105,6 +108,8 @@ func TestDefaults(t *testing.T) {
 		MaxRequestBytes: 4 << 20,
 		StateDir:        "/var/lib/xdg/toolgate",
 		LogLevel:        "info",
+		AuditLogMaxSize: DefaultAuditLogMaxSize,
+		AuditLogKeep:    DefaultAuditLogKeep,
 	}
 	if c.Gateway != want {
 		t.Errorf("Gateway = %+v, want %+v", c.Gateway, want)

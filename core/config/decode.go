@@ -32,6 +32,17 @@ type listenSpec struct {
 	TLSKeyRange    hcl.Range  `hcl:"tls_key,attr_value_range"`
 	Metrics        *bool      `hcl:"metrics,optional"`
 	OAuth          *oauthSpec `hcl:"oauth,block"`
+
+	MaxConnections          *int      `hcl:"max_connections,optional"`
+	MaxConnectionsRange     hcl.Range `hcl:"max_connections,attr_value_range"`
+	ReadTimeout             *string   `hcl:"read_timeout,optional"`
+	ReadTimeoutRange        hcl.Range `hcl:"read_timeout,attr_value_range"`
+	IdleTimeout             *string   `hcl:"idle_timeout,optional"`
+	IdleTimeoutRange        hcl.Range `hcl:"idle_timeout,attr_value_range"`
+	MaxSessions             *int      `hcl:"max_sessions,optional"`
+	MaxSessionsRange        hcl.Range `hcl:"max_sessions,attr_value_range"`
+	SessionIdleTimeout      *string   `hcl:"session_idle_timeout,optional"`
+	SessionIdleTimeoutRange hcl.Range `hcl:"session_idle_timeout,attr_value_range"`
 }
 
 type gatewaySpec struct {
@@ -47,6 +58,10 @@ type gatewaySpec struct {
 	LogLevel             *string   `hcl:"log_level,optional"`
 	LogLevelRange        hcl.Range `hcl:"log_level,attr_value_range"`
 	AuditLog             *string   `hcl:"audit_log,optional"`
+	AuditLogMaxSize      *int64    `hcl:"audit_log_max_size,optional"`
+	AuditLogMaxSizeRange hcl.Range `hcl:"audit_log_max_size,attr_value_range"`
+	AuditLogKeep         *int      `hcl:"audit_log_keep,optional"`
+	AuditLogKeepRange    hcl.Range `hcl:"audit_log_keep,attr_value_range"`
 }
 
 type telemetrySpec struct {
@@ -173,6 +188,7 @@ func (d *decoder) listen(cfg *Config, s *listenSpec) {
 	l := &cfg.Listen
 	l.HTTP = DefaultHTTP
 	l.Metrics = true
+	l.Limits = DefaultLimits()
 	if s == nil {
 		return
 	}
@@ -193,6 +209,7 @@ func (d *decoder) listen(cfg *Config, s *listenSpec) {
 	l.AllowedOrigins = s.AllowedOrigins
 	l.AllowedHosts = s.AllowedHosts
 	d.oauth(l, s.OAuth)
+	d.limits(l, s)
 
 	switch {
 	case s.TLSCert != nil && s.TLSKey == nil:
@@ -225,10 +242,13 @@ func (d *decoder) gateway(cfg *Config, s *gatewaySpec) {
 		MaxRequestBytes: DefaultMaxRequestBytes,
 		StateDir:        defaultStateDir(),
 		LogLevel:        DefaultLogLevel,
+		AuditLogMaxSize: DefaultAuditLogMaxSize,
+		AuditLogKeep:    DefaultAuditLogKeep,
 	}
 	if s == nil {
 		return
 	}
+	d.audit(g, s)
 	d.duration(&g.CallTimeout, "call_timeout", s.CallTimeout, s.CallTimeoutRange, true)
 	d.duration(&g.MaxCallTimeout, "max_call_timeout", s.MaxCallTimeout, s.MaxCallTimeoutRange, true)
 	d.duration(&g.ShutdownGrace, "shutdown_grace", s.ShutdownGrace, s.ShutdownGraceRange, false)

@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/hcl/v2"
 )
@@ -17,7 +18,11 @@ type OAuth struct {
 	Audience string   // must be among a token's aud values
 	JWKSURL  string   // "" = discovered from the issuer's metadata
 	Scopes   []string // every one required in each token
-	Resource string   // canonical URL of the gateway's /mcp; "" = built from each request
+	Resource string   // canonical URL of the gateway's /mcp; "" = the audience when it is a URL
+	// MaxTokenLifetime refuses tokens whose exp - iat is longer; 0 = the gateway's default (24h).
+	MaxTokenLifetime time.Duration
+	// AllowAnyTyp accepts tokens whose typ header is not at+jwt (RFC 9068).
+	AllowAnyTyp bool
 }
 
 type oauthSpec struct {
@@ -31,14 +36,18 @@ type oauthSpec struct {
 	ScopesRange   hcl.Range `hcl:"scopes,attr_value_range"`
 	Resource      *string   `hcl:"resource,optional"`
 	ResourceRange hcl.Range `hcl:"resource,attr_value_range"`
+	MaxLifetime   *string   `hcl:"max_token_lifetime,optional"`
+	MaxLifeRange  hcl.Range `hcl:"max_token_lifetime,attr_value_range"`
+	AllowAnyTyp   bool      `hcl:"allow_any_typ,optional"`
 }
 
 func (d *decoder) oauth(l *Listen, s *oauthSpec) {
 	if s == nil {
 		return
 	}
-	o := &OAuth{Issuer: s.Issuer, Audience: s.Audience, Scopes: s.Scopes}
+	o := &OAuth{Issuer: s.Issuer, Audience: s.Audience, Scopes: s.Scopes, AllowAnyTyp: s.AllowAnyTyp}
 	l.OAuth = o
+	d.duration(&o.MaxTokenLifetime, "max_token_lifetime", s.MaxLifetime, s.MaxLifeRange, true)
 	if msg := checkIssuer(s.Issuer); msg != "" {
 		d.problem(s.IssuerRange, msg)
 	}

@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"runtime/debug"
 	"sync"
@@ -55,6 +56,7 @@ func (s *Server) toolHandler(t *Tool) server.ToolHandlerFunc {
 		}
 		if se, ok := server.ClientSessionFromContext(ctx).(*session); ok {
 			ev.session = se
+			ctx = withCaller(ctx, Caller{Principal: se.owner, Session: se.id})
 		}
 		args := req.Params.RawArguments
 		if !present(args) {
@@ -69,6 +71,9 @@ func (s *Server) toolHandler(t *Tool) server.ToolHandlerFunc {
 			rs.cancelled.Store(true)
 		}
 
+		if errors.Is(context.Cause(ctx), errShuttingDown) {
+			return errorResult(fmt.Sprintf("tool %q was stopped: the gateway is shutting down and the call outlasted the shutdown grace period; retry it once the gateway is back", t.Name)), nil
+		}
 		if err != nil {
 			return errorResult(err.Error()), nil
 		}

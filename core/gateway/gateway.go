@@ -60,6 +60,19 @@ type Options struct {
 	// ShutdownGrace is how long calls in flight may finish once ServeHTTP's
 	// context ends (DefaultShutdownGrace when 0).
 	ShutdownGrace time.Duration
+	// MaxConnections bounds the connections ServeHTTP holds open
+	// (DefaultMaxConnections when 0); idle ones are closed to admit new ones.
+	MaxConnections int
+	// ReadTimeout bounds reading one request, body included
+	// (DefaultReadTimeout when 0); IdleTimeout closes a keep-alive
+	// connection with no request (DefaultIdleTimeout when 0).
+	ReadTimeout, IdleTimeout time.Duration
+	// MaxSessions bounds the HTTP sessions held at once (DefaultMaxSessions
+	// when 0); an initialize over it gets an error.
+	MaxSessions int
+	// SessionIdleTimeout ends an HTTP session that sent no request for this
+	// long (DefaultSessionIdleTimeout when 0).
+	SessionIdleTimeout time.Duration
 	// Handlers are more HTTP endpoints served beside /mcp, on the same
 	// listener and behind the same checks (Host, Origin, bearer token, body
 	// limit), keyed by http.ServeMux pattern: "/metrics", "GET /healthz".
@@ -121,7 +134,8 @@ func New(opts Options) (*Server, error) {
 		return nil, err
 	}
 	if opts.OAuth != nil {
-		s.auth = newVerifier(opts.OAuth, s.log.Named("oauth"))
+		s.opts.OAuth = s.resourceFromAudience(opts.OAuth)
+		s.auth = newVerifier(s.opts.OAuth, s.log.Named("oauth"))
 	}
 
 	order := make(map[string]int, len(opts.Tools))
@@ -169,6 +183,15 @@ func (s *Server) check() error {
 	}
 	if s.maxBytes < 0 {
 		return &OptionError{Field: "MaxRequestBytes", Problem: "is negative"}
+	}
+	if s.opts.MaxConnections < 0 || s.opts.ReadTimeout < 0 || s.opts.IdleTimeout < 0 {
+		return &OptionError{Field: "MaxConnections/ReadTimeout/IdleTimeout", Problem: "is negative"}
+	}
+	if s.opts.MaxSessions < 0 {
+		return &OptionError{Field: "MaxSessions", Problem: "is negative"}
+	}
+	if s.opts.SessionIdleTimeout < 0 {
+		return &OptionError{Field: "SessionIdleTimeout", Problem: "is negative"}
 	}
 	seen := map[string]bool{}
 	for i, t := range s.opts.Tools {
@@ -238,9 +261,24 @@ func checkHandlers(handlers map[string]http.Handler) (err error) {
 	return nil
 }
 
-// NotifyLog sends notifications/message to every initialized session whose
-// log level admits level (debug … emergency). data is marshalled as JSON.
+// NotifyLog sends one of the gateway's own notices (a catalog change) as
+// notifications/message to every initialized session whose log level admits
+// level (debug … emergency). data is marshalled as JSON.
 func (s *Server) NotifyLog(level string, data any) {
+	s.notifyLog(level, data, false)
+}
+
+// NotifyPluginLog sends a plugin's log line as notifications/message, with
+// data {"plugin": plugin, "data": data}, only to sessions that asked for logs
+// with logging/setLevel at level or below: a backend's logs can be verbose
+// and say more than its tools do. Every such session gets the line, whoever
+// opened it: plugins have no per-principal permissions yet, so a gateway
+// serving several principals shares plugin logs among those that ask.
+func (s *Server) NotifyPluginLog(plugin, level string, data any) {
+	s.notifyLog(level, map[string]any{"plugin": plugin, "data": data}, true)
+}
+
+func (s *Server) notifyLog(level string, data any, askedOnly bool) {
 	lvl := mcp.LoggingLevel(level)
 	if !validLevel(lvl) {
 		s.log.Warn("log notification dropped: unknown level", "level", level)
@@ -257,7 +295,7 @@ func (s *Server) NotifyLog(level string, data any) {
 		"data":   json.RawMessage(raw),
 	})
 	s.eachSession(func(se *session) {
-		if se.Initialized() && lvl.ShouldSendTo(se.GetLogLevel()) {
+		if se.Initialized() && (!askedOnly || se.levelSet.Load()) && lvl.ShouldSendTo(se.GetLogLevel()) {
 			se.push(n)
 		}
 	})

@@ -29,19 +29,27 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			http.Error(w, fmt.Sprintf("forbidden: Host %q is not allowed; add it to the allowed hosts to serve it", r.Host), http.StatusForbidden)
 			return
 		}
-		if origin := r.Header.Get("Origin"); origin != "" && !s.originAllowed(origin) {
-			s.log.Warn("HTTP request refused: Origin not allowed", "origin", origin, "remote", r.RemoteAddr)
-			http.Error(w, fmt.Sprintf("forbidden: Origin %q is not allowed; add it to the allowed origins to serve it", origin), http.StatusForbidden)
-			return
+		if origin := r.Header.Get("Origin"); origin != "" {
+			if !s.originAllowed(origin) {
+				s.log.Warn("HTTP request refused: Origin not allowed", "origin", origin, "remote", r.RemoteAddr)
+				http.Error(w, fmt.Sprintf("forbidden: Origin %q is not allowed; add it to the allowed origins to serve it", origin), http.StatusForbidden)
+				return
+			}
+			if allowCORS(w, r, origin) {
+				return
+			}
 		}
 		if (len(hashes) > 0 || s.auth != nil) && !s.isMetadataRequest(r) {
-			problem := authorize(r, hashes)
+			index, problem := authorize(r, hashes)
 			switch {
 			case problem == "":
+				r = r.WithContext(withCredential(r.Context(), credential{who: staticPrincipal(index)}))
 			case s.auth != nil:
-				if s.refuseOAuth(w, r, problem) {
+				cred, answered := s.authenticateOAuth(w, r, problem)
+				if answered {
 					return
 				}
+				r = r.WithContext(withCredential(r.Context(), cred))
 			default:
 				challenge := `Bearer realm="toolgate"`
 				if problem == "invalid_token" {
@@ -61,23 +69,53 @@ func (s *Server) guard(next http.Handler) http.Handler {
 	})
 }
 
-// authorize returns "" for a request carrying one of the tokens, otherwise the
-// RFC 6750 error: "missing" (no credentials) or "invalid_token". Every token is
-// compared, in constant time, so timing tells nothing about which was close.
-func authorize(r *http.Request, hashes [][sha256.Size]byte) string {
+// CORS answers for browsers: a page of an allowed origin may send the MCP
+// headers and a bearer token, and read the session id it is given.
+const (
+	corsMethods = "GET, POST, DELETE"
+	corsHeaders = "Authorization, Content-Type, Accept, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID"
+	corsExpose  = "Mcp-Session-Id, WWW-Authenticate"
+	corsMaxAge  = "600"
+)
+
+// allowCORS adds the CORS headers for an allowed origin, and reports
+// whether the request was a preflight, which it answers: preflights carry no
+// credentials, so they are answered before the token check.
+func allowCORS(w http.ResponseWriter, r *http.Request, origin string) bool {
+	h := w.Header()
+	h.Set("Access-Control-Allow-Origin", origin)
+	h.Add("Vary", "Origin")
+	if r.Method != http.MethodOptions || r.Header.Get("Access-Control-Request-Method") == "" {
+		h.Set("Access-Control-Expose-Headers", corsExpose)
+		return false
+	}
+	h.Set("Access-Control-Allow-Methods", corsMethods)
+	h.Set("Access-Control-Allow-Headers", corsHeaders)
+	h.Set("Access-Control-Max-Age", corsMaxAge)
+	w.WriteHeader(http.StatusNoContent)
+	return true
+}
+
+// authorize returns "" and the token's index for a request carrying one of
+// the tokens, otherwise the RFC 6750 error: "missing" (no credentials) or
+// "invalid_token". Every token is compared, in constant time, so timing tells
+// nothing about which was close or which matched.
+func authorize(r *http.Request, hashes [][sha256.Size]byte) (int, string) {
 	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return "missing"
+		return 0, "missing"
 	}
 	got := sha256.Sum256([]byte(strings.TrimSpace(token)))
-	match := 0
+	match, index := 0, 0
 	for i := range hashes {
-		match |= subtle.ConstantTimeCompare(got[:], hashes[i][:])
+		eq := subtle.ConstantTimeCompare(got[:], hashes[i][:])
+		index = subtle.ConstantTimeSelect(eq, i, index)
+		match |= eq
 	}
 	if match == 1 {
-		return ""
+		return index, ""
 	}
-	return "invalid_token"
+	return 0, "invalid_token"
 }
 
 func (s *Server) hostAllowed(host string) bool {

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -20,9 +21,6 @@ const (
 	headerProtocol  = "MCP-Protocol-Version"
 	endpointPath    = "/mcp"
 
-	// sessionIdleLimit drops a session nobody has used or listened to for this
-	// long; clients that vanish without DELETE would otherwise accumulate.
-	sessionIdleLimit = 30 * time.Minute
 	// keepAliveInterval writes an SSE comment on an idle listening stream so
 	// proxies and clients do not time it out.
 	keepAliveInterval = 25 * time.Second
@@ -40,6 +38,7 @@ func (s *Server) Handler() http.Handler {
 // graceful shutdown does not wait for them.
 func (s *Server) front(stop <-chan struct{}) (*httpTransport, http.Handler) {
 	t := &httpTransport{srv: s, stop: stop}
+	go t.expireIdle()
 	mux := http.NewServeMux()
 	mux.Handle(endpointPath, t)
 	for pattern, h := range s.routes() {
@@ -51,8 +50,10 @@ func (s *Server) front(stop <-chan struct{}) (*httpTransport, http.Handler) {
 type httpTransport struct {
 	srv  *Server
 	stop <-chan struct{}
-	// owned are the sessions this front created, ended with it.
+	// owned are the sessions this front created, ended with it; count is
+	// how many, so that initialize checks the cap without a scan.
 	owned sync.Map
+	count atomic.Int64
 }
 
 func (t *httpTransport) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -112,9 +113,16 @@ func (t *httpTransport) post(w http.ResponseWriter, r *http.Request) {
 
 func (t *httpTransport) initialize(w http.ResponseWriter, r *http.Request, body []byte, env *envelope) {
 	s := t.srv
-	t.dropIdle()
+	if !t.reserve() {
+		s.log.Warn("initialize refused: session limit reached", "limit", s.maxSessions(), "remote", r.RemoteAddr)
+		w.Header().Set("Retry-After", "60")
+		writeJSON(w, http.StatusServiceUnavailable, errorResponse(env.ID, codeInternalError, fmt.Sprintf(
+			"too many sessions: the gateway already holds its limit of %d (MaxSessions); end unused sessions with DELETE or retry later", s.maxSessions())))
+		return
+	}
 	se, err := s.newSession(r.Context())
 	if err != nil {
+		t.count.Add(-1)
 		writeJSON(w, http.StatusServiceUnavailable, errorResponse(env.ID, codeInternalError, err.Error()))
 		return
 	}
@@ -142,7 +150,9 @@ func (t *httpTransport) session(w http.ResponseWriter, r *http.Request, env *env
 		return nil, false
 	}
 	se, ok := t.srv.lookupSession(sid)
-	if !ok {
+	// Another principal's session is answered exactly as a missing one, so
+	// an id learnt from a log or a shared proxy gives nothing away.
+	if !ok || se.owner != credentialFrom(r.Context()).who {
 		writeJSON(w, http.StatusNotFound, errorResponse(id, codeInvalidRequest,
 			"session not found: it ended or never existed; initialize a new one"))
 		return nil, false
@@ -158,6 +168,9 @@ func (t *httpTransport) session(w http.ResponseWriter, r *http.Request, env *env
 
 // get is the listening stream: session-wide notifications (log broadcasts,
 // resource updates). A newer stream of the same session replaces an older one.
+// The stream ends after half the session idle timeout, and when the access
+// token that opened it expires; the client reconnects, which both keeps the
+// session alive and checks its credential again.
 func (t *httpTransport) get(w http.ResponseWriter, r *http.Request) {
 	se, ok := t.session(w, r, nil)
 	if !ok {
@@ -165,6 +178,12 @@ func (t *httpTransport) get(w http.ResponseWriter, r *http.Request) {
 	}
 	replaced, release := se.listen()
 	defer release()
+	life := t.srv.sessionIdleTimeout() / 2
+	if exp := credentialFrom(r.Context()).expires; !exp.IsZero() {
+		life = min(life, time.Until(exp))
+	}
+	end := time.NewTimer(life)
+	defer end.Stop()
 
 	rc := http.NewResponseController(w)
 	w.Header().Set("Content-Type", "text/event-stream")
@@ -190,6 +209,8 @@ func (t *httpTransport) get(w http.ResponseWriter, r *http.Request) {
 			return
 		case <-t.stop:
 			return
+		case <-end.C:
+			return
 		}
 		if err == nil {
 			err = rc.Flush()
@@ -198,7 +219,6 @@ func (t *httpTransport) get(w http.ResponseWriter, r *http.Request) {
 			t.srv.log.Debug("listening stream ended", "session", se.id, "error", err)
 			return
 		}
-		se.touch()
 	}
 }
 
@@ -212,7 +232,9 @@ func (t *httpTransport) delete(w http.ResponseWriter, r *http.Request) {
 }
 
 func (t *httpTransport) drop(se *session) {
-	t.owned.Delete(se.id)
+	if _, loaded := t.owned.LoadAndDelete(se.id); loaded {
+		t.count.Add(-1)
+	}
 	t.srv.dropSession(se)
 }
 
@@ -220,20 +242,6 @@ func (t *httpTransport) drop(se *session) {
 func (t *httpTransport) dropAll() {
 	t.owned.Range(func(_, v any) bool {
 		t.drop(v.(*session))
-		return true
-	})
-}
-
-// dropIdle ends sessions idle past sessionIdleLimit with nobody listening.
-// It runs on initialize, so the table is pruned as new clients arrive.
-func (t *httpTransport) dropIdle() {
-	cutoff := time.Now().Add(-sessionIdleLimit)
-	t.owned.Range(func(_, v any) bool {
-		se := v.(*session)
-		if !se.listening() && se.idleSince().Before(cutoff) {
-			t.srv.log.Debug("dropping idle session", "session", se.id)
-			t.drop(se)
-		}
 		return true
 	})
 }

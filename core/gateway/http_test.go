@@ -226,6 +226,8 @@ func TestHTTPListeningStreamGetsLogsAndSubscribedUpdates(t *testing.T) {
 	sub.initialize()
 	other := newHTTPConn(t, url, nil)
 	other.initialize()
+	silent := newHTTPConn(t, url, nil)
+	silent.initialize()
 
 	if _, msgs := sub.post(`{"jsonrpc":"2.0","id":1,"method":"resources/subscribe","params":{"uri":"toolgate://catalog"}}`); msgs[0].Error != nil {
 		t.Fatalf("subscribe: %+v", msgs[0].Error)
@@ -237,8 +239,15 @@ func TestHTTPListeningStreamGetsLogsAndSubscribedUpdates(t *testing.T) {
 		t.Errorf("read: %s", msgs[0].Result)
 	}
 
+	if _, msgs := silent.post(`{"jsonrpc":"2.0","id":1,"method":"resources/subscribe","params":{"uri":"toolgate://catalog"}}`); msgs[0].Error != nil {
+		t.Fatalf("subscribe: %+v", msgs[0].Error)
+	}
+	if _, msgs := sub.post(`{"jsonrpc":"2.0","id":4,"method":"logging/setLevel","params":{"level":"info"}}`); msgs[0].Error != nil {
+		t.Fatalf("setLevel: %+v", msgs[0].Error)
+	}
+
 	streams := map[string]*eventReader{}
-	for name, c := range map[string]*httpConn{"sub": sub, "other": other} {
+	for name, c := range map[string]*httpConn{"sub": sub, "other": other, "silent": silent} {
 		resp := c.do(c.request(http.MethodGet, ""))
 		t.Cleanup(func() { resp.Body.Close() })
 		if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "text/event-stream" {
@@ -252,6 +261,8 @@ func TestHTTPListeningStreamGetsLogsAndSubscribedUpdates(t *testing.T) {
 	f.srv.ResourceUpdated(catalogURI)
 	f.srv.NotifyLog("warning", map[string]string{"msg": "hello"})
 	f.srv.NotifyLog("error", "boom")
+	f.srv.NotifyPluginLog("hello", "error", "plugin boom")
+	f.srv.ResourceUpdated(catalogURI)
 
 	next := func(name string) string {
 		t.Helper()
@@ -276,9 +287,21 @@ func TestHTTPListeningStreamGetsLogsAndSubscribedUpdates(t *testing.T) {
 		`{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"toolgate://catalog"}}`,
 		`{"jsonrpc":"2.0","method":"notifications/message","params":{"data":{"msg":"hello"},"level":"warning","logger":"toolgate-test"}}`,
 		`{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"boom","level":"error","logger":"toolgate-test"}}`,
+		`{"jsonrpc":"2.0","method":"notifications/message","params":{"data":{"plugin":"hello","data":"plugin boom"},"level":"error","logger":"toolgate-test"}}`,
 	} {
 		sameJSON(t, []byte(next("sub")), []byte(want))
 	}
 	// other did not subscribe and asked for errors only.
 	sameJSON(t, []byte(next("other")), []byte(`{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"boom","level":"error","logger":"toolgate-test"}}`))
+	sameJSON(t, []byte(next("other")), []byte(`{"jsonrpc":"2.0","method":"notifications/message","params":{"data":{"plugin":"hello","data":"plugin boom"},"level":"error","logger":"toolgate-test"}}`))
+	// silent never sent logging/setLevel: the gateway's own notices at its
+	// default level, and no plugin log.
+	for _, want := range []string{
+		`{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"toolgate://catalog"}}`,
+		`{"jsonrpc":"2.0","method":"notifications/message","params":{"data":{"msg":"hello"},"level":"warning","logger":"toolgate-test"}}`,
+		`{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"boom","level":"error","logger":"toolgate-test"}}`,
+		`{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"toolgate://catalog"}}`,
+	} {
+		sameJSON(t, []byte(next("silent")), []byte(want))
+	}
 }

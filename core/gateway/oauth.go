@@ -30,9 +30,15 @@ type OAuth struct {
 	// Resource is the canonical URL of /mcp that clients ask tokens for; ""
 	// builds it from each request's scheme and Host.
 	Resource string
-	// FetchTimeout bounds each fetch of metadata or keys
-	// (DefaultOAuthFetchTimeout when 0).
+	// FetchTimeout bounds the whole wait of a request for the keys: metadata
+	// discovery and JWKS fetch together (DefaultOAuthFetchTimeout when 0).
 	FetchTimeout time.Duration
+	// MaxTokenLifetime bounds exp - iat (DefaultMaxTokenLifetime when 0).
+	MaxTokenLifetime time.Duration
+	// AllowAnyTyp accepts tokens whose typ header is not at+jwt, for
+	// authorization servers that predate RFC 9068. Off, an ID token or any
+	// other JWT signed by the same keys cannot pass as an access token.
+	AllowAnyTyp bool
 }
 
 // DefaultOAuthFetchTimeout bounds a metadata or JWKS fetch when
@@ -71,6 +77,9 @@ func checkOAuth(o *OAuth, handlers map[string]http.Handler) error {
 	}
 	if o.FetchTimeout < 0 {
 		return &OptionError{Field: "OAuth.FetchTimeout", Problem: "is negative"}
+	}
+	if o.MaxTokenLifetime < 0 {
+		return &OptionError{Field: "OAuth.MaxTokenLifetime", Problem: "is negative"}
 	}
 	for _, p := range metadataPaths(o) {
 		if _, taken := handlers["GET "+p]; taken {
@@ -145,6 +154,28 @@ func (s *Server) isMetadataRequest(r *http.Request) bool {
 	return false
 }
 
+// resourceFromAudience makes the advertised resource and the required
+// audience agree: clients ask the authorization server for a token for the
+// advertised resource, which it puts in aud, so a resource other than the
+// audience means every such token is refused. An unset Resource becomes the
+// Audience when that is a URL; any remaining disagreement is logged at start.
+func (s *Server) resourceFromAudience(o *OAuth) *OAuth {
+	out := *o
+	switch {
+	case out.Resource == "" && checkAbsURL(out.Audience) == "":
+		out.Resource = out.Audience
+		s.log.Info("OAuth: advertising the audience as the protected resource", "resource", out.Resource)
+	case out.Resource == "":
+		s.log.Warn("OAuth: audience is not a URL, so the advertised resource (built from each request's Host) cannot match it; "+
+			"tokens clients get for that resource will be refused unless the authorization server sets this audience",
+			"audience", out.Audience)
+	case out.Resource != out.Audience:
+		s.log.Warn("OAuth: resource and audience differ; tokens clients get for the advertised resource will be refused unless the authorization server also puts the audience in aud",
+			"resource", out.Resource, "audience", out.Audience)
+	}
+	return &out
+}
+
 // resourceMetadata is RFC 9728's document, limited to what clients use.
 type resourceMetadata struct {
 	Resource               string   `json:"resource"`
@@ -187,41 +218,42 @@ func metadataURL(resource string) string {
 	return u.Scheme + "://" + u.Host + metadataPath + strings.TrimSuffix(u.Path, "/")
 }
 
-// refuseOAuth handles a request whose bearer is no static token and reports
-// whether it answered it: false lets a good access token through; otherwise
-// the answer is 401 or 403 with an RFC 6750 challenge that points at the
-// metadata, or 503 when the authorization server's keys cannot be had.
-func (s *Server) refuseOAuth(w http.ResponseWriter, r *http.Request, problem string) bool {
-	if problem == "invalid_token" {
-		_, token, _ := strings.Cut(r.Header.Get("Authorization"), " ")
-		err := s.auth.verify(r.Context(), strings.TrimSpace(token))
-		if err == nil {
-			return false
-		}
-		var unavailable *keysUnavailableError
-		if errors.As(err, &unavailable) {
-			w.Header().Set("Retry-After", strconv.Itoa(int(max(unavailable.retryAfter.Round(time.Second)/time.Second, 1))))
-			http.Error(w, "service unavailable: the authorization server's signing keys could not be fetched to check the access token; the gateway log has the cause", http.StatusServiceUnavailable)
-			return true
-		}
-		var refused *tokenError
-		if errors.As(err, &refused) {
-			s.log.Debug("access token refused", "reason", refused.reason, "error", refused.err, "remote", r.RemoteAddr)
-			w.Header().Set("WWW-Authenticate", s.challenge(r, refused))
-			status, msg := http.StatusUnauthorized, "unauthorized: "+refused.reason
-			if refused.code == codeInsufficientScope {
-				status, msg = http.StatusForbidden, "forbidden: "+refused.reason
-			}
-			http.Error(w, msg, status)
-			return true
-		}
-		s.log.Error("access token check failed", "error", err)
-		http.Error(w, "internal error checking the access token", http.StatusInternalServerError)
-		return true
+// authenticateOAuth handles a request whose bearer is no static token and
+// reports whether it answered it. Unanswered, the request carries a good
+// access token, whose credential is returned; otherwise the answer is 401 or
+// 403 with an RFC 6750 challenge that points at the metadata, or 503 when the
+// authorization server's keys cannot be had.
+func (s *Server) authenticateOAuth(w http.ResponseWriter, r *http.Request, problem string) (credential, bool) {
+	if problem != "invalid_token" {
+		w.Header().Set("WWW-Authenticate", s.challenge(r, nil))
+		http.Error(w, "unauthorized: a valid bearer token is required", http.StatusUnauthorized)
+		return credential{}, true
 	}
-	w.Header().Set("WWW-Authenticate", s.challenge(r, nil))
-	http.Error(w, "unauthorized: a valid bearer token is required", http.StatusUnauthorized)
-	return true
+	_, token, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+	cred, err := s.auth.verify(r.Context(), strings.TrimSpace(token))
+	if err == nil {
+		return cred, false
+	}
+	var unavailable *keysUnavailableError
+	if errors.As(err, &unavailable) {
+		w.Header().Set("Retry-After", strconv.Itoa(int(max(unavailable.retryAfter.Round(time.Second)/time.Second, 1))))
+		http.Error(w, "service unavailable: the authorization server's signing keys could not be fetched to check the access token; the gateway log has the cause", http.StatusServiceUnavailable)
+		return credential{}, true
+	}
+	var refused *tokenError
+	if errors.As(err, &refused) {
+		s.auth.refusals.note(refused, r.RemoteAddr)
+		w.Header().Set("WWW-Authenticate", s.challenge(r, refused))
+		status, msg := http.StatusUnauthorized, "unauthorized: "+refused.reason
+		if refused.code == codeInsufficientScope {
+			status, msg = http.StatusForbidden, "forbidden: "+refused.reason
+		}
+		http.Error(w, msg, status)
+		return credential{}, true
+	}
+	s.log.Error("access token check failed", "error", err)
+	http.Error(w, "internal error checking the access token", http.StatusInternalServerError)
+	return credential{}, true
 }
 
 // challenge is the WWW-Authenticate value: RFC 6750's error, RFC 9728's

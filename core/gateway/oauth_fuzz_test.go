@@ -36,7 +36,7 @@ func FuzzOAuthToken(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, token string) {
-		err := v.verify(context.Background(), token)
+		_, err := v.verify(context.Background(), token)
 		var refused *tokenError
 		switch {
 		case err == nil:

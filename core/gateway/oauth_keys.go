@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/MicahParks/jwkset"
 	"github.com/MicahParks/keyfunc/v3"
 	"github.com/hashicorp/go-hclog"
 	"golang.org/x/time/rate"
@@ -29,9 +30,81 @@ const (
 	// keysRefreshEvery refetches the JWKS in the background, so a key the
 	// authorization server withdrew stops being accepted.
 	keysRefreshEvery = time.Hour
-	// maxMetadataBytes bounds an authorization server metadata document.
-	maxMetadataBytes = 1 << 20
+	// maxFetchBytes bounds a metadata document or key set: anyone can make
+	// the gateway refetch the keys, so their size must not be the server's
+	// to choose.
+	maxFetchBytes = 1 << 20
 )
+
+// errFetchTooLarge is a metadata or JWKS body over maxFetchBytes.
+var errFetchTooLarge = fmt.Errorf("response body exceeds %d bytes", maxFetchBytes)
+
+// errInsecureFetch is a fetch of keys or metadata that could be tampered
+// with on the way: plain http to a host that is not loopback, or a redirect
+// from https down to http.
+var errInsecureFetch = errors.New("refusing to fetch signing keys over plain http from a host that is not loopback")
+
+// secureFetchURL is the rule the config applies to jwks_url, applied to
+// every URL the gateway fetches keys or metadata from, discovered or
+// redirected to: https, or http to a loopback host.
+func secureFetchURL(u *url.URL) bool {
+	if u.Scheme == "https" {
+		return true
+	}
+	if u.Scheme != "http" {
+		return false
+	}
+	host := strings.ToLower(u.Hostname())
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// checkRedirect refuses a redirect to an insecure URL or from https to http.
+func checkRedirect(req *http.Request, via []*http.Request) error {
+	if len(via) >= 10 {
+		return errors.New("stopped after 10 redirects")
+	}
+	if !secureFetchURL(req.URL) || (via[0].URL.Scheme == "https" && req.URL.Scheme != "https") {
+		return fmt.Errorf("redirect from %s to %s: %w", via[len(via)-1].URL.Redacted(), req.URL.Redacted(), errInsecureFetch)
+	}
+	return nil
+}
+
+// cappedTransport fails any response body longer than maxFetchBytes, for
+// the key set library too, which reads what it is given whole.
+type cappedTransport struct{ next http.RoundTripper }
+
+func (c cappedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := c.next.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	resp.Body = &cappedBody{ReadCloser: resp.Body, left: maxFetchBytes}
+	return resp, nil
+}
+
+type cappedBody struct {
+	io.ReadCloser
+	left int64
+}
+
+func (b *cappedBody) Read(p []byte) (int, error) {
+	if b.left < 0 {
+		return 0, errFetchTooLarge
+	}
+	if int64(len(p)) > b.left+1 {
+		p = p[:b.left+1]
+	}
+	n, err := b.ReadCloser.Read(p)
+	b.left -= int64(n)
+	if b.left < 0 {
+		return n, errFetchTooLarge
+	}
+	return n, err
+}
 
 // keysUnavailableError is a token that cannot be checked because the
 // authorization server's keys were never fetched.
@@ -76,7 +149,7 @@ func newKeySource(issuer, jwksURL string, timeout time.Duration, log hclog.Logge
 	return &keySource{
 		issuer: issuer, jwksURL: jwksURL, timeout: timeout, log: log,
 		transport: tr,
-		client:    &http.Client{Transport: tr, Timeout: timeout},
+		client:    &http.Client{Transport: cappedTransport{tr}, Timeout: timeout, CheckRedirect: checkRedirect},
 		life:      life, end: end,
 		turn: make(chan struct{}, 1),
 	}
@@ -107,8 +180,10 @@ func (k *keySource) get(ctx context.Context) (keyfunc.Keyfunc, error) {
 		e.retryAfter = wait
 		return nil, &e
 	}
-	k.lastTry = time.Now()
 	kf, err := k.fetch(ctx)
+	// Retries are spaced from the end of an attempt: a request that waited
+	// for a slow failing fetch must not start another one at once.
+	k.lastTry = time.Now()
 	if err != nil {
 		k.lastErr = err
 		k.log.Error("cannot check access tokens: signing keys unavailable", "url", err.url, "error", err.err)
@@ -140,25 +215,20 @@ func (k *keySource) fetch(ctx context.Context) (keyfunc.Keyfunc, *keysUnavailabl
 	fail := func(err error) *keysUnavailableError {
 		return &keysUnavailableError{url: jwksURL, err: err, retryAfter: keysRetryEvery}
 	}
+	if u, err := url.Parse(jwksURL); err != nil || !secureFetchURL(u) {
+		return nil, fail(errInsecureFetch)
+	}
 	// The refresh goroutine keyfunc starts lives as long as attempt: until
-	// Close if the keys are kept, at once if not.
+	// Close if the keys are kept, at once if not. Until the first fetch is
+	// done, the request waiting for it can end it too.
 	attempt, drop := context.WithCancel(k.life)
-	noFirstFail := false
-	kf, err := keyfunc.NewDefaultOverrideCtx(attempt, []string{jwksURL}, keyfunc.Override{
-		Client:                    k.client,
-		HTTPTimeout:               k.timeout,
-		NoErrorReturnFirstHTTPReq: &noFirstFail,
-		RateLimitWaitMax:          k.timeout,
-		RefreshInterval:           keysRefreshEvery,
-		RefreshUnknownKID:         rate.NewLimiter(rate.Every(keysRefetchEvery), 1),
-		RefreshErrorHandlerFunc: func(u string) func(context.Context, error) {
-			return func(_ context.Context, err error) {
-				k.log.Error("fetch of the authorization server's signing keys failed; keeping the keys fetched before", "url", u, "error", err)
-			}
-		},
-	})
-	if err != nil {
+	requestGone := context.AfterFunc(ctx, drop)
+	kf, err := k.newKeyfunc(attempt, jwksURL)
+	if !requestGone() || err != nil {
 		drop()
+		if err == nil {
+			err = ctx.Err()
+		}
 		return nil, fail(err)
 	}
 	keys, err := kf.Storage().KeyReadAll(ctx)
@@ -174,27 +244,67 @@ func (k *keySource) fetch(ctx context.Context) (keyfunc.Keyfunc, *keysUnavailabl
 	return kf, nil
 }
 
+// newKeyfunc fetches the key set at jwksURL and keeps it fresh until ctx
+// ends: hourly, and on an unknown kid at most every keysRefetchEvery. Only
+// keys meant for signatures ("use": "sig", or no use) verify tokens.
+func (k *keySource) newKeyfunc(ctx context.Context, jwksURL string) (keyfunc.Keyfunc, error) {
+	store, err := jwkset.NewStorageFromHTTP(jwksURL, jwkset.HTTPClientStorageOptions{
+		Client:          k.client,
+		Ctx:             ctx,
+		HTTPTimeout:     k.timeout,
+		RefreshInterval: keysRefreshEvery,
+		RefreshErrorHandler: func(_ context.Context, err error) {
+			k.log.Error("fetch of the authorization server's signing keys failed; keeping the keys fetched before", "url", jwksURL, "error", err)
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	client, err := jwkset.NewHTTPClient(jwkset.HTTPClientOptions{
+		HTTPURLs:          map[string]jwkset.Storage{jwksURL: store},
+		RateLimitWaitMax:  k.timeout,
+		RefreshUnknownKID: rate.NewLimiter(rate.Every(keysRefetchEvery), 1),
+	})
+	if err != nil {
+		return nil, err
+	}
+	return keyfunc.New(keyfunc.Options{Ctx: ctx, Storage: client, UseWhitelist: []jwkset.USE{jwkset.UseSig, ""}})
+}
+
 // discover reads jwks_uri from the issuer's metadata, trying the places the
 // MCP authorization spec lists: OAuth 2.0 authorization server metadata
 // (RFC 8414), then OpenID Connect discovery.
 func (k *keySource) discover(ctx context.Context) (string, *keysUnavailableError) {
 	candidates := metadataURLs(k.issuer)
-	var problems []string
+	var problems problemList
 	for _, u := range candidates {
 		jwks, err := k.readMetadata(ctx, u)
 		if err == nil {
 			k.log.Debug("discovered the JWKS URL", "metadata", u, "jwks_uri", jwks)
 			return jwks, nil
 		}
-		problems = append(problems, err.Error())
+		problems = append(problems, err)
 		// Another path on a host that did not answer would fare no better.
 		var netErr net.Error
 		if errors.As(err, &netErr) || ctx.Err() != nil {
 			break
 		}
 	}
-	return "", &keysUnavailableError{url: candidates[0], err: fmt.Errorf("discover the JWKS URL of issuer %s: %s", k.issuer, strings.Join(problems, "; ")), retryAfter: keysRetryEvery}
+	return "", &keysUnavailableError{url: candidates[0], err: fmt.Errorf("discover the JWKS URL of issuer %s: %w", k.issuer, problems), retryAfter: keysRetryEvery}
 }
+
+// problemList is what each metadata location answered, on one line.
+type problemList []error
+
+func (p problemList) Error() string {
+	msgs := make([]string, len(p))
+	for i, err := range p {
+		msgs[i] = err.Error()
+	}
+	return strings.Join(msgs, "; ")
+}
+
+func (p problemList) Unwrap() []error { return p }
 
 // metadataURLs are the metadata locations of issuer, in the order of the
 // MCP authorization spec: well-known path inserted before the issuer's path,
@@ -219,6 +329,9 @@ func metadataURLs(issuer string) []string {
 // readMetadata fetches one metadata document and returns its jwks_uri; the
 // document must name the configured issuer (RFC 8414 section 3.3).
 func (k *keySource) readMetadata(ctx context.Context, u string) (string, error) {
+	if pu, err := url.Parse(u); err != nil || !secureFetchURL(pu) {
+		return "", fmt.Errorf("%s: %w", u, errInsecureFetch)
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", u, err)
@@ -236,7 +349,7 @@ func (k *keySource) readMetadata(ctx context.Context, u string) (string, error) 
 		Issuer  string `json:"issuer"`
 		JWKSURI string `json:"jwks_uri"`
 	}
-	if err := json.NewDecoder(io.LimitReader(resp.Body, maxMetadataBytes)).Decode(&doc); err != nil {
+	if err := json.NewDecoder(resp.Body).Decode(&doc); err != nil {
 		return "", fmt.Errorf("%s: decode metadata: %w", u, err)
 	}
 	switch {
@@ -244,6 +357,9 @@ func (k *keySource) readMetadata(ctx context.Context, u string) (string, error) 
 		return "", fmt.Errorf("%s: metadata names issuer %q, not %q", u, doc.Issuer, k.issuer)
 	case checkAbsURL(doc.JWKSURI) != "":
 		return "", fmt.Errorf("%s: jwks_uri %q is not an absolute http(s) URL", u, doc.JWKSURI)
+	}
+	if ju, _ := url.Parse(doc.JWKSURI); !secureFetchURL(ju) {
+		return "", fmt.Errorf("%s: jwks_uri %q: %w", u, doc.JWKSURI, errInsecureFetch)
 	}
 	return doc.JWKSURI, nil
 }

@@ -47,11 +47,19 @@ type authServer struct {
 	isRotated  bool
 	// hang makes the JWKS endpoint never answer until the client gives up.
 	hang bool
+	// jwksURI replaces the jwks_uri the metadata names ("" = this server's).
+	jwksURI string
+	// rsaUse is the "use" published for rsa-1 ("sig" by default).
+	rsaUse string
+	// padding is how many bytes of filler the JWKS document carries.
+	padding int
+	// redirectTo is where /jwks-redirect sends clients.
+	redirectTo string
 }
 
 func newAuthServer(t testing.TB) *authServer {
 	t.Helper()
-	as := &authServer{t: t, metadataAt: "/.well-known/oauth-authorization-server", jwksStatus: http.StatusOK}
+	as := &authServer{t: t, metadataAt: "/.well-known/oauth-authorization-server", jwksStatus: http.StatusOK, rsaUse: "sig"}
 	var err error
 	if as.rsaKey, err = rsa.GenerateKey(rand.Reader, 2048); err != nil {
 		t.Fatal(err)
@@ -80,8 +88,14 @@ func (as *authServer) set(fn func(as *authServer)) {
 func (as *authServer) serve(w http.ResponseWriter, r *http.Request) {
 	as.mu.Lock()
 	metadataAt, issuer, status, rotated, hang := as.metadataAt, as.issuer, as.jwksStatus, as.isRotated, as.hang
+	jwksURI, redirectTo := as.jwksURI, as.redirectTo
 	as.mu.Unlock()
+	if jwksURI == "" {
+		jwksURI = as.URL + "/jwks"
+	}
 	switch {
+	case r.URL.Path == "/jwks-redirect":
+		http.Redirect(w, r, redirectTo, http.StatusFound)
 	case r.URL.Path == "/jwks":
 		as.jwksHits.Add(1)
 		if hang {
@@ -105,8 +119,8 @@ func (as *authServer) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")
-		_, _ = fmt.Fprintf(w, `{"issuer":%q,"authorization_endpoint":"%s/authorize","token_endpoint":"%s/token","jwks_uri":"%s/jwks","response_types_supported":["code"]}`,
-			issuer, as.URL, as.URL, as.URL)
+		_, _ = fmt.Fprintf(w, `{"issuer":%q,"authorization_endpoint":"%s/authorize","token_endpoint":"%s/token","jwks_uri":%q,"response_types_supported":["code"]}`,
+			issuer, as.URL, as.URL, jwksURI)
 	default:
 		http.NotFound(w, r)
 	}
@@ -117,22 +131,25 @@ func b64(b []byte) string { return base64.RawURLEncoding.EncodeToString(b) }
 // jwks is the published key set; keys carry no "alg", so the gateway's own
 // algorithm allow-list is what keeps other algorithms out.
 func (as *authServer) jwks(rotated bool) string {
-	rsaJWK := func(kid string, k *rsa.PublicKey) string {
-		return fmt.Sprintf(`{"kty":"RSA","kid":%q,"use":"sig","n":%q,"e":%q}`, kid, b64(k.N.Bytes()), b64(big.NewInt(int64(k.E)).Bytes()))
+	as.mu.Lock()
+	use, padding := as.rsaUse, as.padding
+	as.mu.Unlock()
+	rsaJWK := func(kid, use string, k *rsa.PublicKey) string {
+		return fmt.Sprintf(`{"kty":"RSA","kid":%q,"use":%q,"n":%q,"e":%q}`, kid, use, b64(k.N.Bytes()), b64(big.NewInt(int64(k.E)).Bytes()))
 	}
 	ecPub, err := as.ecKey.PublicKey.Bytes() // uncompressed point: 0x04 || X || Y
 	if err != nil {
 		as.t.Fatal(err)
 	}
 	keys := []string{
-		rsaJWK("rsa-1", &as.rsaKey.PublicKey),
+		rsaJWK("rsa-1", use, &as.rsaKey.PublicKey),
 		fmt.Sprintf(`{"kty":"EC","kid":"ec-1","use":"sig","crv":"P-256","x":%q,"y":%q}`, b64(ecPub[1:33]), b64(ecPub[33:])),
 		fmt.Sprintf(`{"kty":"OKP","kid":"ed-1","use":"sig","crv":"Ed25519","x":%q}`, b64(as.edKey.Public().(ed25519.PublicKey))),
 	}
 	if rotated {
-		keys = append(keys, rsaJWK("rsa-2", &as.rotated.PublicKey))
+		keys = append(keys, rsaJWK("rsa-2", "sig", &as.rotated.PublicKey))
 	}
-	return `{"keys":[` + strings.Join(keys, ",") + `]}`
+	return `{"keys":[` + strings.Join(keys, ",") + `],"x-padding":"` + strings.Repeat("x", padding) + `"}`
 }
 
 // claims are a good access token's claims for this server and testAudience.
@@ -152,6 +169,12 @@ func (as *authServer) claims() jwt.MapClaims {
 // never published for "rsa-2" unless rotated, and "unpublished").
 func (as *authServer) sign(method jwt.SigningMethod, kid string, claims jwt.MapClaims) string {
 	as.t.Helper()
+	return as.signTyp(method, kid, "at+jwt", claims)
+}
+
+// signTyp is sign with the typ header given ("" = none).
+func (as *authServer) signTyp(method jwt.SigningMethod, kid, typ string, claims jwt.MapClaims) string {
+	as.t.Helper()
 	var key any
 	switch kid {
 	case "rsa-1":
@@ -167,6 +190,11 @@ func (as *authServer) sign(method jwt.SigningMethod, kid string, claims jwt.MapC
 	}
 	tok := jwt.NewWithClaims(method, claims)
 	tok.Header["kid"] = kid
+	if typ == "" {
+		delete(tok.Header, "typ")
+	} else {
+		tok.Header["typ"] = typ
+	}
 	s, err := tok.SignedString(key)
 	if err != nil {
 		as.t.Fatal(err)

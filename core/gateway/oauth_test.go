@@ -80,7 +80,7 @@ func send(t *testing.T, method, url, auth string, mod func(*http.Request)) answe
 func TestOAuthAccessTokens(t *testing.T) {
 	as := newAuthServer(t)
 	ts, _ := oauthGateway(t, as, nil)
-	meta := "http://" + ts.Listener.Addr().String() + "/.well-known/oauth-protected-resource/mcp"
+	meta := "https://gw.example.com/.well-known/oauth-protected-resource/mcp"
 	invalid := func(why string) string {
 		return `Bearer error="invalid_token", error_description="` + why + `", resource_metadata="` + meta + `", scope="mcp"`
 	}
@@ -206,8 +206,9 @@ func TestOAuthFullSession(t *testing.T) {
 func TestOAuthResourceMetadata(t *testing.T) {
 	as := newAuthServer(t)
 	ts, _ := oauthGateway(t, as, nil)
-	self := "http://" + ts.Listener.Addr().String()
-	want := `{"resource":"` + self + `/mcp","authorization_servers":["` + as.URL + `"],"scopes_supported":["mcp"],"bearer_methods_supported":["header"]}` + "\n"
+	// Without a resource, the audience is advertised: clients ask for tokens
+	// for the resource, and the gateway wants them for the audience.
+	want := `{"resource":"` + testAudience + `","authorization_servers":["` + as.URL + `"],"scopes_supported":["mcp"],"bearer_methods_supported":["header"]}` + "\n"
 	for _, path := range []string{"/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource"} {
 		a := send(t, http.MethodGet, ts.URL+path, "", nil)
 		if a.status != 200 || a.body != want || a.header.Get("Content-Type") != "application/json" {
@@ -231,6 +232,22 @@ func TestOAuthResourceMetadata(t *testing.T) {
 	}
 	if n := as.jwksHits.Load() + as.metaHits.Load(); n != 0 {
 		t.Errorf("serving the metadata asked the authorization server %d times", n)
+	}
+}
+
+func TestOAuthResourceAndAudienceDisagree(t *testing.T) {
+	as := newAuthServer(t)
+	ts, logs := oauthGateway(t, as, func(o *OAuth) { o.Audience = "urn:toolgate" })
+	self := "http://" + ts.Listener.Addr().String()
+	if a := send(t, http.MethodGet, ts.URL+"/.well-known/oauth-protected-resource", "", nil); !strings.Contains(a.body, `"resource":"`+self+`/mcp"`) {
+		t.Errorf("metadata: %s, want the resource built from Host", a.body)
+	}
+	if !strings.Contains(logs.String(), "audience is not a URL") {
+		t.Errorf("no warning at start about audience and resource:\n%s", logs)
+	}
+	_, logs = oauthGateway(t, as, func(o *OAuth) { o.Resource = "https://gw.example.com/other/mcp" })
+	if !strings.Contains(logs.String(), "resource and audience differ") {
+		t.Errorf("no warning at start about a resource that is not the audience:\n%s", logs)
 	}
 }
 

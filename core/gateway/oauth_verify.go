@@ -18,8 +18,13 @@ const (
 )
 
 // tokenLeeway absorbs clock skew between the authorization server and the
-// gateway in exp and nbf, and no more.
+// gateway in exp, nbf and iat, and no more.
 const tokenLeeway = 30 * time.Second
+
+// DefaultMaxTokenLifetime bounds exp - iat of an access token when
+// OAuth.MaxTokenLifetime is zero: a token minted to last for years is a
+// leaked credential waiting to happen, whatever its signature says.
+const DefaultMaxTokenLifetime = 24 * time.Hour
 
 // allowedAlgs are the asymmetric algorithms a token may be signed with. No
 // "none", and no HMAC: with HS256 a token "signed" with the public key as the
@@ -46,9 +51,10 @@ func (e *tokenError) Unwrap() error { return e.err }
 // verifier checks JWT access tokens: signature by a key of the authorization
 // server, issuer, audience, lifetime and scopes.
 type verifier struct {
-	opts   *OAuth
-	keys   *keySource
-	parser *jwt.Parser
+	opts     *OAuth
+	keys     *keySource
+	parser   *jwt.Parser
+	refusals *refusalLog
 }
 
 func newVerifier(o *OAuth, log hclog.Logger) *verifier {
@@ -57,22 +63,24 @@ func newVerifier(o *OAuth, log hclog.Logger) *verifier {
 		timeout = DefaultOAuthFetchTimeout
 	}
 	return &verifier{
-		opts: o,
-		keys: newKeySource(o.Issuer, o.JWKSURL, timeout, log),
+		opts:     o,
+		keys:     newKeySource(o.Issuer, o.JWKSURL, timeout, log),
+		refusals: newRefusalLog(log),
 		parser: jwt.NewParser(
 			jwt.WithValidMethods(allowedAlgs),
 			jwt.WithIssuer(o.Issuer),
 			jwt.WithAudience(o.Audience),
 			jwt.WithExpirationRequired(),
+			jwt.WithIssuedAt(),
 			jwt.WithLeeway(tokenLeeway),
 		),
 	}
 }
 
-// verify returns nil for a token the gateway accepts, a *tokenError for one
-// it refuses, and a *keysUnavailableError when it cannot tell because the
-// authorization server's keys cannot be had.
-func (v *verifier) verify(ctx context.Context, token string) error {
+// verify returns the credential of a token the gateway accepts, a
+// *tokenError for one it refuses, and a *keysUnavailableError when it cannot
+// tell because the authorization server's keys cannot be had.
+func (v *verifier) verify(ctx context.Context, token string) (credential, error) {
 	ctx, cancel := context.WithTimeout(ctx, v.keys.timeout)
 	defer cancel()
 	var unavailable error
@@ -85,17 +93,61 @@ func (v *verifier) verify(ctx context.Context, token string) error {
 		return kf.KeyfuncCtx(ctx)(t)
 	}
 	claims := jwt.MapClaims{}
-	_, err := v.parser.ParseWithClaims(token, claims, keyfunc)
+	parsed, err := v.parser.ParseWithClaims(token, claims, keyfunc)
 	switch {
 	case unavailable != nil:
-		return unavailable
+		return credential{}, unavailable
 	case err != nil:
-		return refusal(err)
+		return credential{}, refusal(err)
+	}
+	if err := v.checkShape(parsed.Header, claims); err != nil {
+		return credential{}, err
 	}
 	if missing := missingScopes(v.opts.Scopes, tokenScopes(claims)); len(missing) > 0 {
-		return &tokenError{code: codeInsufficientScope, reason: "the access token lacks scope " + strings.Join(missing, " ")}
+		return credential{}, &tokenError{code: codeInsufficientScope, reason: "the access token lacks scope " + strings.Join(missing, " ")}
+	}
+	exp, _ := claims.GetExpirationTime() // required by the parser
+	sub, _ := claims["sub"].(string)
+	return credential{
+		who:     Principal{Issuer: v.opts.Issuer, Subject: sub, Client: tokenClient(claims)},
+		expires: exp.Time,
+	}, nil
+}
+
+// checkShape applies what RFC 9068 asks of a JWT access token beyond its
+// signature and registered-claim times: typ at+jwt (so an ID token cannot
+// pass as an access token), a subject to bind sessions to, and a lifetime no
+// longer than the configured maximum.
+func (v *verifier) checkShape(header map[string]any, claims jwt.MapClaims) *tokenError {
+	if typ, _ := header["typ"].(string); !v.opts.AllowAnyTyp && !strings.EqualFold(typ, "at+jwt") && !strings.EqualFold(typ, "application/at+jwt") {
+		return &tokenError{code: codeInvalidToken, reason: fmt.Sprintf("access token typ is %q, not at+jwt (RFC 9068)", typ)}
+	}
+	if sub, _ := claims["sub"].(string); sub == "" {
+		return &tokenError{code: codeInvalidToken, reason: "access token lacks a sub claim"}
+	}
+	limit := v.opts.MaxTokenLifetime
+	if limit == 0 {
+		limit = DefaultMaxTokenLifetime
+	}
+	exp, _ := claims.GetExpirationTime()
+	from := time.Now()
+	if iat, _ := claims.GetIssuedAt(); iat != nil {
+		from = iat.Time
+	}
+	if exp.Sub(from) > limit+tokenLeeway {
+		return &tokenError{code: codeInvalidToken, reason: fmt.Sprintf("access token lifetime exceeds the maximum of %s", limit)}
 	}
 	return nil
+}
+
+// tokenClient is the OAuth client a token was issued to: RFC 9068's
+// client_id, else OpenID Connect's azp.
+func tokenClient(claims jwt.MapClaims) string {
+	if c, ok := claims["client_id"].(string); ok && c != "" {
+		return c
+	}
+	c, _ := claims["azp"].(string)
+	return c
 }
 
 // refusal names what is wrong with a token in words a client developer can
@@ -111,6 +163,7 @@ func refusal(err error) *tokenError {
 		{jwt.ErrTokenSignatureInvalid, "invalid signature or signing algorithm"},
 		{jwt.ErrTokenExpired, "access token expired"},
 		{jwt.ErrTokenNotValidYet, "access token not valid yet"},
+		{jwt.ErrTokenUsedBeforeIssued, "access token issued in the future"},
 		{jwt.ErrTokenInvalidIssuer, "access token from another issuer"},
 		{jwt.ErrTokenInvalidAudience, "access token for another audience"},
 		{jwt.ErrTokenRequiredClaimMissing, "access token lacks a required claim"},

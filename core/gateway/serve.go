@@ -12,11 +12,18 @@ import (
 	"github.com/hashicorp/go-hclog"
 )
 
-// shutdownGrace is how long calls in flight may finish after ctx ends before
-// their contexts are cancelled and connections closed.
 // DefaultShutdownGrace is how long calls in flight may finish on shutdown when
 // Options.ShutdownGrace is zero.
 const DefaultShutdownGrace = 10 * time.Second
+
+// errShuttingDown is the cause of the contexts of calls stopped because the
+// shutdown grace period ended: such a call answers that the gateway is
+// shutting down, not that its client cancelled it.
+var errShuttingDown = errors.New("the gateway is shutting down and the shutdown grace period ended")
+
+// shutdownAnswerWindow is how long calls stopped at the end of the shutdown
+// grace have to write their "shutting down" result before connections close.
+const shutdownAnswerWindow = 2 * time.Second
 
 // ServeHTTP serves streamable HTTP at /mcp on addr (HTTPS when TLSCert and
 // TLSKey are set). ready, if not nil, is called with the bound address once
@@ -46,21 +53,26 @@ func (s *Server) ServeHTTP(ctx context.Context, addr string, ready func(net.Addr
 		ln = tls.NewListener(ln, tlsConfig)
 		scheme = "https"
 	}
+	limiter := newConnLimiter(ln, orDefault(s.opts.MaxConnections, DefaultMaxConnections), s.log)
 
 	// Handlers keep running through the grace period after ctx ends, so they
-	// get a context of their own, cancelled only when the grace is over.
-	base, cancelBase := context.WithCancel(context.WithoutCancel(ctx))
-	defer cancelBase()
+	// get a context of their own, cancelled only when the grace is over; the
+	// cause tells a stopped call to say the gateway is shutting down.
+	base, cancelBase := context.WithCancelCause(context.WithoutCancel(ctx))
+	defer cancelBase(nil)
 	stop := make(chan struct{})
 	t, handler := s.front(stop)
 	srv := &http.Server{
-		Handler:           handler,
-		ReadHeaderTimeout: 10 * time.Second,
+		Handler:           releaseReadDeadline(handler),
+		ReadHeaderTimeout: min(10*time.Second, orDefault(s.opts.ReadTimeout, DefaultReadTimeout)),
+		ReadTimeout:       orDefault(s.opts.ReadTimeout, DefaultReadTimeout),
+		IdleTimeout:       orDefault(s.opts.IdleTimeout, DefaultIdleTimeout),
+		ConnState:         limiter.track,
 		BaseContext:       func(net.Listener) context.Context { return base },
 		ErrorLog:          s.log.StandardLogger(&hclog.StandardLoggerOptions{InferLevels: true}),
 	}
 	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
+	go func() { served <- srv.Serve(limiter) }()
 	s.log.Info("serving MCP over HTTP", "url", fmt.Sprintf("%s://%s%s", scheme, ln.Addr(), endpointPath))
 	if ready != nil {
 		ready(ln.Addr())
@@ -73,15 +85,22 @@ func (s *Server) ServeHTTP(ctx context.Context, addr string, ready func(net.Addr
 	case <-ctx.Done():
 	}
 
+	s.log.Info("shutting down: no longer accepting connections; calls in flight may finish", "grace", s.shutdownGrace())
 	close(stop)
-	grace, cancelGrace := context.WithTimeout(base, s.shutdownGrace())
+	grace, cancelGrace := context.WithTimeout(context.Background(), s.shutdownGrace())
 	defer cancelGrace()
 	err = srv.Shutdown(grace)
 	t.dropAll()
 	if err != nil {
-		s.log.Warn("calls still running after the shutdown grace period; cancelling them", "grace", s.shutdownGrace())
-		cancelBase()
-		err = srv.Close()
+		s.log.Warn("calls still running after the shutdown grace period; stopping them", "grace", s.shutdownGrace())
+		cancelBase(errShuttingDown)
+		answer, cancelAnswer := context.WithTimeout(context.Background(), shutdownAnswerWindow)
+		defer cancelAnswer()
+		if srv.Shutdown(answer) != nil {
+			err = srv.Close()
+		} else {
+			err = nil
+		}
 	}
 	if serveErr := <-served; !errors.Is(serveErr, http.ErrServerClosed) {
 		return fmt.Errorf("serve HTTP on %s: %w", addr, serveErr)
@@ -95,6 +114,13 @@ func (s *Server) ServeHTTP(ctx context.Context, addr string, ready func(net.Addr
 func isLoopback(addr net.Addr) bool {
 	tcp, ok := addr.(*net.TCPAddr)
 	return ok && tcp.IP.IsLoopback()
+}
+
+func orDefault[T int | time.Duration](v, def T) T {
+	if v > 0 {
+		return v
+	}
+	return def
 }
 
 func (s *Server) shutdownGrace() time.Duration {

@@ -28,10 +28,14 @@ var ErrUnknownResource = fmt.Errorf("unknown resource: %w", server.ErrResourceNo
 type session struct {
 	id  string
 	srv *Server
+	// owner opened the session; anyone else is told it does not exist.
+	owner Principal
 
 	initialized atomic.Bool
 	level       atomic.Value // mcp.LoggingLevel
-	lastSeen    atomic.Int64 // unix nanoseconds of the last request
+	// levelSet: the client sent logging/setLevel, asking for log broadcasts.
+	levelSet atomic.Bool
+	lastSeen atomic.Int64 // unix nanoseconds of the last request
 
 	mu         sync.Mutex
 	clientInfo mcp.Implementation
@@ -44,10 +48,8 @@ type session struct {
 	done     chan struct{}
 	doneOnce sync.Once
 
-	// listenStop ends the current HTTP listening stream (guarded by mu);
-	// listeners counts open ones.
+	// listenStop ends the current HTTP listening stream (guarded by mu).
 	listenStop chan struct{}
-	listeners  atomic.Int32
 }
 
 var (
@@ -56,7 +58,8 @@ var (
 	_ server.SessionWithResourceSubscriptionsErr = (*session)(nil)
 )
 
-// newSession creates and registers a session with a fresh random ID.
+// newSession creates and registers a session with a fresh random ID, owned
+// by the principal ctx was authenticated as.
 func (s *Server) newSession(ctx context.Context) (*session, error) {
 	var b [16]byte
 	if _, err := rand.Read(b[:]); err != nil {
@@ -65,6 +68,7 @@ func (s *Server) newSession(ctx context.Context) (*session, error) {
 	se := &session{
 		id:    hex.EncodeToString(b[:]),
 		srv:   s,
+		owner: credentialFrom(ctx).who,
 		subs:  map[string]bool{},
 		notes: make(chan mcp.JSONRPCNotification, notesBuffer),
 		done:  make(chan struct{}),
@@ -110,7 +114,10 @@ func (se *session) Initialize() { se.initialized.Store(true) }
 
 func (se *session) Initialized() bool { return se.initialized.Load() }
 
-func (se *session) SetLogLevel(level mcp.LoggingLevel) { se.level.Store(level) }
+func (se *session) SetLogLevel(level mcp.LoggingLevel) {
+	se.level.Store(level)
+	se.levelSet.Store(true)
+}
 
 func (se *session) GetLogLevel() mcp.LoggingLevel { return se.level.Load().(mcp.LoggingLevel) }
 
@@ -199,16 +206,11 @@ func (se *session) listen() (replaced <-chan struct{}, release func()) {
 	}
 	se.listenStop = stop
 	se.mu.Unlock()
-	se.listeners.Add(1)
 	return stop, func() {
-		se.listeners.Add(-1)
 		se.mu.Lock()
 		if se.listenStop == stop {
 			se.listenStop = nil
 		}
 		se.mu.Unlock()
-		se.touch()
 	}
 }
-
-func (se *session) listening() bool { return se.listeners.Load() > 0 }

@@ -14,13 +14,20 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/toolgate/toolgate/core/gateway"
 	"github.com/toolgate/toolgate/core/metatools"
 )
 
 // auditLine is one call_tool in the audit log. Arguments appear only as their
-// size: their values may be secrets.
+// size: their values may be secrets. Issuer, subject and client say who made
+// the call (for a static token, issuer "token" and the token's position),
+// session on which MCP session.
 type auditLine struct {
 	Time          string  `json:"time"`
+	Issuer        string  `json:"issuer,omitempty"`
+	Subject       string  `json:"subject,omitempty"`
+	Client        string  `json:"client,omitempty"`
+	Session       string  `json:"session,omitempty"`
 	Tool          string  `json:"tool"`
 	Plugin        string  `json:"plugin,omitempty"`
 	Outcome       string  `json:"outcome"`
@@ -57,12 +64,13 @@ type audit struct {
 	lastReport atomic.Int64 // unix nanoseconds
 }
 
-// openAudit opens path for appending (created 0600, and its directory 0700).
-func openAudit(path string, buffer int, log hclog.Logger, dropped func()) (*audit, error) {
+// openAudit opens path for appending (created 0600, and its directory 0700),
+// rotated past maxSize bytes (0: never) with keep old files.
+func openAudit(path string, maxSize int64, keep, buffer int, log hclog.Logger, dropped func()) (*audit, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("audit log: %w", err)
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := openRotating(path, maxSize, keep)
 	if err != nil {
 		return nil, fmt.Errorf("audit log: %w", err)
 	}
@@ -75,9 +83,13 @@ func newAudit(out io.WriteCloser, buffer int, log hclog.Logger, dropped func()) 
 	return a
 }
 
-func (a *audit) record(at time.Time, r metatools.CallRecord) {
+func (a *audit) record(at time.Time, r metatools.CallRecord, who gateway.Caller) {
 	b, err := json.Marshal(auditLine{
 		Time:          at.UTC().Format(time.RFC3339Nano),
+		Issuer:        truncate(who.Issuer, maxAuditName),
+		Subject:       truncate(who.Subject, maxAuditName),
+		Client:        truncate(who.Client, maxAuditName),
+		Session:       who.Session,
 		Tool:          truncate(r.Name, maxAuditName),
 		Plugin:        r.Plugin,
 		Outcome:       string(r.Outcome),

@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
+	"github.com/toolgate/toolgate/core/gateway"
 	"github.com/toolgate/toolgate/core/metatools"
 	"github.com/toolgate/toolgate/sdk/protov1"
 )
@@ -38,6 +39,10 @@ type Options struct {
 	// AuditLog is the file that gets a JSON line per call_tool; "" = none.
 	AuditLog    string
 	AuditBuffer int // DefaultAuditBuffer when 0
+	// AuditMaxSize rotates the audit log before it grows past this many
+	// bytes (0: never); AuditKeep old files are kept, the oldest deleted.
+	AuditMaxSize int64
+	AuditKeep    int
 
 	// OTLPEndpoint receives the spans over OTLP/gRPC: host:port (plain text)
 	// or an http:// or https:// URL. SpanExporter, when set, receives them
@@ -77,7 +82,7 @@ func New(ctx context.Context, opts Options) (*Telemetry, error) {
 		if t.metrics != nil {
 			dropped = t.metrics.auditDropped.Inc
 		}
-		a, err := openAudit(opts.AuditLog, buffer, t.log.Named("audit"), dropped)
+		a, err := openAudit(opts.AuditLog, opts.AuditMaxSize, opts.AuditKeep, buffer, t.log.Named("audit"), dropped)
 		if err != nil {
 			return nil, err
 		}
@@ -108,22 +113,23 @@ func (t *Telemetry) Handler() http.Handler {
 // CallStarted opens the call's span (when tracing) and returns what records
 // the call when it ends: metrics, audit line, span attributes.
 func (t *Telemetry) CallStarted(ctx context.Context) (context.Context, func(metatools.CallRecord)) {
+	who, _ := gateway.CallerFrom(ctx)
 	if t.tracing == nil {
-		return ctx, t.record
+		return ctx, func(r metatools.CallRecord) { t.record(r, who) }
 	}
 	ctx, span := t.tracing.start(ctx)
 	return ctx, func(r metatools.CallRecord) {
-		t.record(r)
+		t.record(r, who)
 		t.tracing.end(span, r)
 	}
 }
 
-func (t *Telemetry) record(r metatools.CallRecord) {
+func (t *Telemetry) record(r metatools.CallRecord, who gateway.Caller) {
 	if t.metrics != nil {
 		t.metrics.observe(r)
 	}
 	if t.audit != nil {
-		t.audit.record(time.Now().Add(-r.Duration), r) // when the call came in
+		t.audit.record(time.Now().Add(-r.Duration), r, who) // when the call came in
 	}
 }
 

@@ -68,6 +68,8 @@ const logged = new Promise((resolve) =>
     if (n.params.level === 'warning') resolve(n.params);
   }));
 await client.subscribeResource({ uri: 'toolgate://catalog' });
+// Log broadcasts go only to sessions that asked for them.
+await client.setLoggingLevel('info');
 await client.callTool({ name: 'trigger', arguments: {} });
 // unref: a pending timer must not keep node running once everything arrived.
 const timeout = (what) => new Promise((_, reject) => setTimeout(() => reject(new Error(`no ${what} within 5s`)), 5000).unref());

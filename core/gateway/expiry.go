@@ -1,0 +1,66 @@
+package gateway
+
+import "time"
+
+// Session limits of the HTTP front, when Options leave them zero.
+const (
+	// DefaultMaxSessions bounds the sessions one gateway holds: each costs
+	// memory and a notification buffer, and initialize needs no token when
+	// the gateway has none.
+	DefaultMaxSessions = 10000
+	// DefaultSessionIdleTimeout ends a session that sent no request for this
+	// long; clients that vanish without DELETE would otherwise accumulate.
+	DefaultSessionIdleTimeout = 30 * time.Minute
+	// maxSweepEvery bounds the pause between two sweeps for idle sessions.
+	maxSweepEvery = time.Minute
+)
+
+func (s *Server) maxSessions() int {
+	if s.opts.MaxSessions > 0 {
+		return s.opts.MaxSessions
+	}
+	return DefaultMaxSessions
+}
+
+func (s *Server) sessionIdleTimeout() time.Duration {
+	if s.opts.SessionIdleTimeout > 0 {
+		return s.opts.SessionIdleTimeout
+	}
+	return DefaultSessionIdleTimeout
+}
+
+// reserve takes a place for a new session, or reports that none is left.
+func (t *httpTransport) reserve() bool {
+	if t.count.Add(1) > int64(t.srv.maxSessions()) {
+		t.count.Add(-1)
+		return false
+	}
+	return true
+}
+
+// expireIdle ends, on a timer, the sessions that sent no request for the
+// idle timeout. An open listening stream does not keep a session alive: it
+// ends itself after half the timeout, and a client still there reconnects,
+// which counts as a request. It runs until the front or the server ends.
+func (t *httpTransport) expireIdle() {
+	limit := t.srv.sessionIdleTimeout()
+	tick := time.NewTicker(min(limit/4, maxSweepEvery))
+	defer tick.Stop()
+	for {
+		select {
+		case <-tick.C:
+		case <-t.stop:
+			return
+		case <-t.srv.closed:
+			return
+		}
+		cutoff := time.Now().Add(-limit)
+		t.owned.Range(func(_, v any) bool {
+			if se := v.(*session); se.idleSince().Before(cutoff) {
+				t.srv.log.Debug("dropping idle session", "session", se.id)
+				t.drop(se)
+			}
+			return true
+		})
+	}
+}
