@@ -99,6 +99,7 @@ func newSegment(plugin string, in []Doc) *segment {
 	}
 	b := postingsBuilder{termID: map[string]int32{}}
 	var buf []string
+	stems := map[string]string{}
 	for i := range docs {
 		d := &docs[i]
 		s.docs[i] = d
@@ -115,7 +116,7 @@ func newSegment(plugin string, in []Doc) *segment {
 		add := func(f field, texts ...string) {
 			buf = buf[:0]
 			for _, t := range texts {
-				buf = appendTerms(buf, t)
+				buf = appendTerms(buf, t, stems)
 			}
 			b.add(f, buf)
 			s.fieldLen[i][f] = sat16(int(s.fieldLen[i][f]) + len(buf))
