@@ -21,6 +21,7 @@ type termGroup []weightedTerm
 // Weights of the alternatives, relative to the word as typed.
 const (
 	synonymWeight   = 0.75
+	thesaurusWeight = 0.5
 	expansionWeight = 0.8
 	typoWeight      = 0.7
 	typo2Weight     = 0.5
@@ -120,6 +121,9 @@ func (sn *snapshot) expand(s string, w float64) termGroup {
 	add(s, w)
 	for _, syn := range synonymsOf[s] {
 		add(syn, synonymWeight*w)
+	}
+	for _, rel := range thesaurus()[s] {
+		add(rel, thesaurusWeight*w)
 	}
 	if sn.df[s] > 0 {
 		return g
