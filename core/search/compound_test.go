@@ -1,0 +1,56 @@
+package search
+
+import (
+	"path/filepath"
+	"testing"
+)
+
+// TestCompoundWords holds a request that writes as two words what the
+// tools write as one: on the real Kubernetes plugin's catalog, config maps
+// are listed by list_resources, whose description says "configmaps".
+func TestCompoundWords(t *testing.T) {
+	docs, err := LoadToolDocs(filepath.Join("testdata", "tools"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix := NewIndex()
+	var k8s []Doc
+	for _, d := range docs {
+		if d.Plugin == "k8s" {
+			k8s = append(k8s, d)
+		}
+	}
+	ix.Replace("k8s", k8s)
+	for _, q := range []string{"list the config maps in a namespace", "list configmaps", "show config maps"} {
+		got := ids(t, ix, Query{Text: q, Plugin: "k8s", Limit: 5})
+		if len(got) == 0 || got[0] != "x_k8s_list_resources" {
+			t.Errorf("Search(%q) = %v, want x_k8s_list_resources first", q, got)
+		}
+	}
+}
+
+func TestSplitCompound(t *testing.T) {
+	ix := NewIndex()
+	ix.Replace("p", []Doc{
+		{ID: "a", Description: "read the config of a file system"},
+		{ID: "b", Description: "list configmaps"},
+	})
+	sn := ix.snap.Load()
+	for _, tt := range []struct {
+		word, left, right string
+		ok                bool
+	}{
+		{"filesystem", "file", "system", true},
+		{"configfile", "config", "file", true},
+		{"configs", "", "", false}, // a part of fewer than three letters
+		{"readx", "", "", false},
+	} {
+		l, r, ok := sn.splitCompound(tt.word)
+		if l != tt.left || r != tt.right || ok != tt.ok {
+			t.Errorf("splitCompound(%q) = %q, %q, %v; want %q, %q, %v", tt.word, l, r, ok, tt.left, tt.right, tt.ok)
+		}
+	}
+	if j, ok := sn.joinedTerm("config", "maps"); !ok || j != stem("configmaps") {
+		t.Errorf("joinedTerm(config, maps) = %q, %v; want %q", j, ok, stem("configmaps"))
+	}
+}
