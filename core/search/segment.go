@@ -16,6 +16,7 @@ const (
 	fieldDesc
 	fieldParamName
 	fieldParamDesc
+	fieldParamEnum
 	numFields
 )
 
@@ -29,6 +30,7 @@ var fieldWeight = [numFields]float64{
 	fieldDesc:      1,
 	fieldParamName: 1,
 	fieldParamDesc: 0.4,
+	fieldParamEnum: 0.8,
 }
 
 // fieldB is the length normalisation per field: long descriptions are
@@ -40,6 +42,7 @@ var fieldB = [numFields]float64{
 	fieldDesc:      0.75,
 	fieldParamName: 0.5,
 	fieldParamDesc: 0.75,
+	fieldParamEnum: 0.5,
 }
 
 // posting records that a term occurs in one document of a segment, and how
@@ -135,6 +138,7 @@ func newSegment(plugin string, in []Doc) *segment {
 		for _, p := range d.Params {
 			add(fieldParamName, p.Name)
 			add(fieldParamDesc, p.Description)
+			add(fieldParamEnum, p.Enum...)
 		}
 		for f := range s.sumLen {
 			s.sumLen[f] += int(s.fieldLen[i][f])
