@@ -217,7 +217,6 @@ func (c *Catalog) doc(t *Tool) search.Doc {
 		Params: search.ParamsFromSchema(t.Def.InputSchema), Labels: labels}
 }
 
-
 // Tool returns the tool exposed under id.
 func (c *Catalog) Tool(id string) (*Tool, bool) {
 	c.mu.RLock()
