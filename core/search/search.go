@@ -51,7 +51,21 @@ func (ix *Index) Search(q Query) (Result, error) {
 		return Result{}, err
 	}
 	sn := ix.snap.Load()
-	if groups, patterns := sn.parseQuery(q.Text); len(groups) > 0 || len(patterns) > 0 {
+	text := rewriteQuery(q.Text)
+	// A plugin the request names narrows the search to it, unless nothing
+	// there matches the rest of the request.
+	if f.plugin == "" {
+		if p, rest := sn.mentionedPlugin(text); p != "" {
+			narrowed := *f
+			narrowed.plugin = p
+			if groups, patterns := sn.parseQuery(rest); len(groups) > 0 || len(patterns) > 0 {
+				if res := sn.rank(groups, patterns, &narrowed, q.Offset, q.Limit); res.Total > 0 {
+					return res, nil
+				}
+			}
+		}
+	}
+	if groups, patterns := sn.parseQuery(text); len(groups) > 0 || len(patterns) > 0 {
 		return sn.rank(groups, patterns, f, q.Offset, q.Limit), nil
 	}
 	return sn.list(f, q.Offset, q.Limit), nil

@@ -64,6 +64,7 @@ type nameRef struct {
 // changed after build, so searches read it without locks.
 type segment struct {
 	plugin   string
+	oneWord  bool   // the plugin's name is one token, so a request can say it
 	docs     []*Doc // sorted by ID
 	lowerID  []string
 	idMask   []uint64 // runeMask of each ID, for Closest
@@ -93,6 +94,7 @@ func newSegment(plugin string, in []Doc) *segment {
 
 	s := &segment{
 		plugin:   plugin,
+		oneWord:  len(Tokenize(plugin)) == 1,
 		docs:     make([]*Doc, len(docs)),
 		lowerID:  make([]string, len(docs)),
 		idMask:   make([]uint64, len(docs)),
