@@ -42,9 +42,23 @@ func (g termGroup) with(t string, w float64) termGroup {
 	return append(g, weightedTerm{t, w})
 }
 
+// parsedQuery is a request as the rankers read it.
+type parsedQuery struct {
+	groups   []termGroup // for BM25F
+	patterns []string    // for fuzzy name matching
+	// wordGroup is, per query word, the index of its term group, or -1
+	// for a word the index knows nothing of.
+	wordGroup []int
+	// wordWeight is, per query word, the weight of the word itself, to
+	// which its alternatives' weights compare.
+	wordWeight []float64
+}
+
+func (p *parsedQuery) empty() bool { return len(p.groups) == 0 && len(p.patterns) == 0 }
+
 // parseQuery turns free text into term groups for BM25F and patterns for
 // fuzzy name matching. Both are empty when the text has no words.
-func (sn *snapshot) parseQuery(text string) ([]termGroup, []string) {
+func (sn *snapshot) parseQuery(text string) *parsedQuery {
 	toks := Tokenize(text)
 	words := toks[:0:0]
 	for _, t := range toks {
@@ -56,7 +70,7 @@ func (sn *snapshot) parseQuery(text string) ([]termGroup, []string) {
 		words = toks // a query of only stopwords still means something
 	}
 	if len(words) == 0 {
-		return nil, nil
+		return &parsedQuery{}
 	}
 
 	var groups []termGroup
@@ -89,6 +103,8 @@ func (sn *snapshot) parseQuery(text string) ([]termGroup, []string) {
 		return len(groups) - 1
 	}
 	var patterns []string
+	wordGroup := make([]int, len(words))
+	wordWeight := make([]float64, len(words))
 	prev := -1 // group of the previous word
 	for wi, t := range words {
 		s := stem(t)
@@ -128,6 +144,7 @@ func (sn *snapshot) parseQuery(text string) ([]termGroup, []string) {
 			}
 		}
 		prev = gi
+		wordGroup[wi], wordWeight[wi] = gi, w
 		// A word that is neither a term, a synonym, a typo nor a prefix of
 		// one may still abbreviate a name ("lstpods", "rdgraph").
 		if !known && len([]rune(t)) >= 3 {
@@ -144,7 +161,7 @@ func (sn *snapshot) parseQuery(text string) ([]termGroup, []string) {
 			patterns = append(patterns, joined)
 		}
 	}
-	return groups, patterns
+	return &parsedQuery{groups: groups, patterns: patterns, wordGroup: wordGroup, wordWeight: wordWeight}
 }
 
 // expand builds the term group of one stemmed query word.
