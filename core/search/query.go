@@ -167,8 +167,10 @@ func (sn *snapshot) parseQuery(text string) *parsedQuery {
 // expand builds the term group of one stemmed query word.
 func (sn *snapshot) expand(s string, w float64) termGroup {
 	g := termGroup{}
+	// An alternative in most tools tells little and costs a long scan.
+	common := int32(max(50, sn.n/20))
 	add := func(t string, tw float64) {
-		if sn.df[t] == 0 {
+		if df := sn.df[t]; df == 0 || t != s && df > common {
 			return
 		}
 		for i := range g {
