@@ -32,19 +32,33 @@ func realCatalogs(t *testing.T, plugins ...string) (*Handlers, *catalog.Catalog)
 	return New(cat, mgr, nil, hclog.NewNullLogger()), cat
 }
 
+// setTools sets a plugin's tools from a captured catalog
+// (testdata/catalogs, {package, version, tools}) or a plugin's tools/list
+// answer (testdata/tools).
 func setTools(t *testing.T, cat *catalog.Catalog, plugin string) {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join("..", "search", "testdata", "tools", plugin+".json"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var list []struct {
 		Name        string          `json:"name"`
 		Description string          `json:"description"`
 		InputSchema json.RawMessage `json:"inputSchema"`
 	}
-	if err := json.Unmarshal(raw, &list); err != nil {
-		t.Fatal(err)
+	dir := filepath.Join("..", "search", "testdata")
+	if raw, err := os.ReadFile(filepath.Join(dir, "catalogs", plugin+".json")); err == nil {
+		var c struct{ Tools json.RawMessage }
+		if err := json.Unmarshal(raw, &c); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(c.Tools, &list); err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		raw, err := os.ReadFile(filepath.Join(dir, "tools", plugin+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(raw, &list); err != nil {
+			t.Fatal(err)
+		}
 	}
 	m := &catalog.Manifest{Info: protov1.Info{Name: plugin}}
 	for _, tl := range list {

@@ -1,26 +1,12 @@
 package search
 
-import (
-	"path/filepath"
-	"testing"
-)
+import "testing"
 
 // TestCompoundWords holds a request that writes as two words what the
 // tools write as one: on the real Kubernetes plugin's catalog, config maps
 // are listed by list_resources, whose description says "configmaps".
 func TestCompoundWords(t *testing.T) {
-	docs, err := LoadToolDocs(filepath.Join("testdata", "tools"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ix := NewIndex()
-	var k8s []Doc
-	for _, d := range docs {
-		if d.Plugin == "k8s" {
-			k8s = append(k8s, d)
-		}
-	}
-	ix.Replace("k8s", k8s)
+	ix := realCatalog(t, "k8s")
 	for _, q := range []string{"list the config maps in a namespace", "list configmaps", "show config maps"} {
 		got := ids(t, ix, Query{Text: q, Plugin: "k8s", Limit: 5})
 		if len(got) == 0 || got[0] != "x_k8s_list_resources" {

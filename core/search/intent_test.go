@@ -1,7 +1,6 @@
 package search
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -41,18 +40,7 @@ func TestRewriteQuery(t *testing.T) {
 // TestQueryUnderstanding runs requests whose point is an argument or a
 // plugin's name against the real catalogs of six MCP servers.
 func TestQueryUnderstanding(t *testing.T) {
-	docs, err := LoadToolDocs(filepath.Join("testdata", "tools"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ix := NewIndex()
-	byPlugin := map[string][]Doc{}
-	for _, d := range docs {
-		byPlugin[d.Plugin] = append(byPlugin[d.Plugin], d)
-	}
-	for p, ds := range byPlugin {
-		ix.Replace(p, ds)
-	}
+	ix := realCatalog(t, "k8s", "prom", "filesystem", "memory", "everything", "thinking")
 	top := func(q string) []string { return ids(t, ix, Query{Text: q, Limit: 5}) }
 	for _, tt := range []struct{ q, want string }{
 		{"what is 12 + 30", "x_everything_get-sum"},

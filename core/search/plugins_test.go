@@ -1,21 +1,24 @@
 package search
 
 import (
-	"path/filepath"
 	"slices"
 	"testing"
 )
 
-func realCatalog(t *testing.T) *Index {
+// realCatalog indexes the captured catalogs of real MCP servers and of
+// toolgate's own plugins, all of them or only those named.
+func realCatalog(t *testing.T, only ...string) *Index {
 	t.Helper()
-	docs, err := LoadToolDocs(filepath.Join("testdata", "tools"))
+	docs, err := loadCatalogs("testdata")
 	if err != nil {
 		t.Fatal(err)
 	}
 	ix := NewIndex()
 	byPlugin := map[string][]Doc{}
 	for _, d := range docs {
-		byPlugin[d.Plugin] = append(byPlugin[d.Plugin], d)
+		if len(only) == 0 || slices.Contains(only, d.Plugin) {
+			byPlugin[d.Plugin] = append(byPlugin[d.Plugin], d)
+		}
 	}
 	for p, ds := range byPlugin {
 		ix.Replace(p, ds)
@@ -24,7 +27,7 @@ func realCatalog(t *testing.T) *Index {
 }
 
 func TestPluginSummaries(t *testing.T) {
-	sums := realCatalog(t).PluginSummaries(5)
+	sums := realCatalog(t, "k8s", "prom", "filesystem", "memory", "everything", "thinking").PluginSummaries(5)
 	if len(sums) != 6 {
 		t.Fatalf("got %d summaries, want one per plugin (6)", len(sums))
 	}
@@ -45,7 +48,7 @@ func TestPluginSummaries(t *testing.T) {
 // TestCoverage: the best match of a request the catalog can answer covers
 // its words; the best match of one it cannot is flagged as a guess.
 func TestCoverage(t *testing.T) {
-	ix := realCatalog(t)
+	ix := realCatalog(t, "k8s", "prom", "filesystem", "memory", "everything", "thinking")
 	for _, tt := range []struct {
 		q              string
 		atLeast, below float64
