@@ -2,6 +2,7 @@ package search
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -34,9 +35,29 @@ var arithmeticWords = map[string]string{
 	"divided": "divide quotient", "squared": "power", "cubed": "power",
 }
 
+// asksForSet reports whether a request is a question after a set of
+// things ("which buckets exist", "who is on call", "what pods are
+// running"), which a tool answers by listing them.
+func asksForSet(toks []string) bool {
+	if len(toks) < 2 {
+		return false
+	}
+	switch toks[0] {
+	case "which", "who":
+		return true
+	case "what":
+		return slices.Contains(toks[1:], "are") || slices.Contains(toks[1:], "exist")
+	}
+	return false
+}
+
 // rewriteQuery replaces URLs, paths, file names and numbers in a request by
-// the words of what they are, and arithmetic by the operation's name.
+// the words of what they are, and arithmetic by the operation's name; a
+// question after a set of things asks to list them.
 func rewriteQuery(text string) string {
+	if asksForSet(Tokenize(text)) {
+		text += " list"
+	}
 	if !strings.ContainsAny(text, "/.0123456789") && !hasArithmeticWord(text) {
 		return text
 	}

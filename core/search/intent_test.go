@@ -21,6 +21,10 @@ func TestRewriteQuery(t *testing.T) {
 		{"seven plus five", []string{"add"}, nil},
 		{"list k8s pods", []string{"k8s", "pods"}, nil},
 		{"e.g. restart v1.2", []string{"restart"}, nil},
+		{"which buckets exist", []string{"list", "buckets"}, nil},
+		{"who is on call", []string{"list"}, nil},
+		{"what pods are running", []string{"list"}, nil},
+		{"what is causing this error", nil, []string{"list"}},
 	}
 	for _, tt := range tests {
 		got := strings.Fields(rewriteQuery(tt.in))
