@@ -17,6 +17,7 @@ const (
 	fieldParamName
 	fieldParamDesc
 	fieldParamEnum
+	fieldSummary
 	numFields
 )
 
@@ -31,6 +32,7 @@ var fieldWeight = [numFields]float64{
 	fieldParamName: 1,
 	fieldParamDesc: 0.4,
 	fieldParamEnum: 0.8,
+	fieldSummary:   1,
 }
 
 // fieldB is the length normalisation per field: long descriptions are
@@ -43,6 +45,7 @@ var fieldB = [numFields]float64{
 	fieldParamName: 0.5,
 	fieldParamDesc: 0.75,
 	fieldParamEnum: 0.5,
+	fieldSummary:   0.5,
 }
 
 // posting records that a term occurs in one document of a segment, and how
@@ -137,6 +140,7 @@ func newSegment(plugin string, in []Doc) *segment {
 			}
 		}
 		add(fieldDesc, d.Description)
+		add(fieldSummary, firstSentence(d.Description))
 		for _, p := range d.Params {
 			add(fieldParamName, p.Name)
 			add(fieldParamDesc, p.Description)
@@ -256,4 +260,15 @@ func runeBit(r rune) uint64 {
 		return 1 << (26 + r - '0')
 	}
 	return 1 << (36 + uint(r)%28)
+}
+
+// firstSentence is what a description says the tool does; the rest is
+// usage notes and examples, which mention other things.
+func firstSentence(desc string) string {
+	for i := 0; i < len(desc); i++ {
+		if desc[i] == '\n' || desc[i] == '.' && i+1 < len(desc) && desc[i+1] == ' ' {
+			return desc[:i]
+		}
+	}
+	return desc
 }
