@@ -21,7 +21,7 @@ type termGroup []weightedTerm
 // Weights of the alternatives, relative to the word as typed.
 const (
 	synonymWeight   = 0.75
-	thesaurusWeight = 0.5
+	thesaurusWeight = 0.35
 	expansionWeight = 0.8
 	typoWeight      = 0.7
 	typo2Weight     = 0.5
