@@ -7,7 +7,8 @@ import (
 
 // coverage is the share of the query's words that candidate c answers,
 // each word counting by how close the term that matched is to the word
-// itself: in full for the word or its stem, half for a thesaurus relative.
+// itself: in full for the word or its stem, less for a correction or a
+// thesaurus relative.
 // A name the fuzzy matcher found answers the words the index did not know,
 // from which its patterns were built.
 func (sn *snapshot) coverage(pq *parsedQuery, c *candidate) float64 {
