@@ -40,3 +40,19 @@ func TestSplitCompound(t *testing.T) {
 		t.Errorf("joinedTerm(config, maps) = %q, %v; want %q", j, ok, stem("configmaps"))
 	}
 }
+
+// TestKnownWordsAreNotSplit: a word the tools use ("workspace") is that
+// word, not two others that happen to be indexed too.
+func TestKnownWordsAreNotSplit(t *testing.T) {
+	ix := NewIndex()
+	ix.Replace("p", []Doc{
+		{ID: "x_p_members", Name: "members", Description: "List the members of a workspace."},
+		{ID: "x_p_orders", Name: "orders", Description: "List work orders by office space."},
+	})
+	if got := ids(t, ix, Query{Text: "workspace", Limit: 5}); len(got) != 1 || got[0] != "x_p_members" {
+		t.Errorf("Search(workspace) = %v, want only x_p_members", got)
+	}
+	if got := ids(t, ix, Query{Text: "workorders", Limit: 5}); len(got) == 0 || got[0] != "x_p_orders" {
+		t.Errorf("Search(workorders) = %v, want x_p_orders first", got)
+	}
+}

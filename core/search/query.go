@@ -117,7 +117,9 @@ func (sn *snapshot) parseQuery(text string) *parsedQuery {
 		for _, e := range expansionsOf[s] {
 			known = addWord(e, expansionWeight*w) >= 0 || known
 		}
-		if left, right, ok := sn.splitCompound(t); ok {
+		// Only a word the tools never use is split: one they use
+		// ("workspace") means itself, not its parts.
+		if left, right, ok := sn.splitCompound(t); ok && sn.df[s] == 0 {
 			if gi < 0 {
 				groups = append(groups, termGroup{})
 				gi = len(groups) - 1
