@@ -215,7 +215,9 @@ func (db wordnet) readIndex(path string, pos byte, related map[string][]string) 
 				add(w)
 			}
 			for _, d := range s.derived {
-				if d.src == 0 || d.src > len(s.words) || s.words[d.src-1] != lemma {
+				// Agent nouns are left out in both directions: the
+				// thesaurus is read as symmetric.
+				if s.person || d.src == 0 || d.src > len(s.words) || s.words[d.src-1] != lemma {
 					continue
 				}
 				if t := db[d.pos][d.offset]; t != nil && !t.person && d.dst >= 1 && d.dst <= len(t.words) {
