@@ -153,7 +153,7 @@ func assemble(ctx context.Context, cfg *config.Config, topts telemetry.Options, 
 
 	var tools []gateway.Tool
 	for _, t := range handlers.Tools() {
-		tools = append(tools, gateway.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema, Annotations: t.Annotations, Handle: tel.MetaTool(t.Name, t.Handle)})
+		tools = append(tools, gateway.Tool{Name: t.Name, Description: t.Description, LiveDescription: t.LiveDescription, InputSchema: t.InputSchema, Annotations: t.Annotations, Handle: tel.MetaTool(t.Name, t.Handle)})
 	}
 	var extra map[string]http.Handler
 	if h := tel.Handler(); h != nil {
@@ -170,11 +170,13 @@ func assemble(ctx context.Context, cfg *config.Config, topts telemetry.Options, 
 		MaxConnections: cfg.Listen.MaxConnections, ReadTimeout: cfg.Listen.ReadTimeout, IdleTimeout: cfg.Listen.IdleTimeout,
 		MaxSessions: cfg.Listen.MaxSessions, SessionIdleTimeout: cfg.Listen.SessionIdleTimeout,
 		Handlers: extra, OAuth: oauthOptions(cfg.Listen.OAuth),
+		Instructions: handlers.Instructions,
 	})
 	if err != nil {
 		_ = tel.Close(ctx)
 		return nil, err
 	}
+	handlers.OnGuideChange(front.ToolsChanged)
 	cat.OnChange(func(c catalog.Change) {
 		msg := map[string]any{"plugin": c.Plugin, "added": len(c.Added), "removed": len(c.Removed)}
 		if len(c.Added) <= 20 {

@@ -4,7 +4,6 @@
 package catalog
 
 import (
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -215,24 +214,7 @@ func (c *Catalog) doc(t *Tool) search.Doc {
 		labels["idempotent"] = "true"
 	}
 	return search.Doc{ID: t.ID, Plugin: t.Plugin, Name: t.Def.Name, Description: t.Def.Description,
-		Params: params(t.Def.InputSchema), Labels: labels}
-}
-
-func params(schema json.RawMessage) []search.Param {
-	var s struct {
-		Properties map[string]struct {
-			Description string `json:"description"`
-		} `json:"properties"`
-	}
-	if json.Unmarshal(schema, &s) != nil {
-		return nil
-	}
-	out := make([]search.Param, 0, len(s.Properties))
-	for name, p := range s.Properties {
-		out = append(out, search.Param{Name: name, Description: p.Description})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out
+		Params: search.ParamsFromSchema(t.Def.InputSchema), Labels: labels}
 }
 
 // Tool returns the tool exposed under id.

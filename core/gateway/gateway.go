@@ -25,6 +25,9 @@ type Tool struct {
 	// InputSchema is a JSON Schema object; nil means {"type":"object"}.
 	InputSchema json.RawMessage
 	Annotations protov1.Annotations
+	// LiveDescription, when set, gives the description at each tools/list
+	// (see ToolsChanged); Description is then its first value.
+	LiveDescription func() string
 	// Handle runs the tool. events receives progress/log the handler reports; the
 	// gateway forwards progress as notifications/progress with the request's
 	// progressToken (only if the client sent one), in order, and none after the
@@ -77,6 +80,9 @@ type Options struct {
 	// listener and behind the same checks (Host, Origin, bearer token, body
 	// limit), keyed by http.ServeMux pattern: "/metrics", "GET /healthz".
 	Handlers map[string]http.Handler
+	// Instructions, when set, gives the server instructions at each
+	// initialize and server/discover.
+	Instructions func() string
 	// OAuth, when set, also accepts the JWT access tokens of an authorization
 	// server and serves the metadata that tells clients where to get them.
 	OAuth *OAuth
@@ -140,16 +146,18 @@ func New(opts Options) (*Server, error) {
 
 	order := make(map[string]int, len(opts.Tools))
 	mcpOpts := []server.ServerOption{
-		server.WithToolCapabilities(false),
+		server.WithToolCapabilities(s.hasLiveDescriptions()),
 		server.WithLogging(),
 		// mcp-go sorts tools by name; clients see them in the order given.
 		server.WithToolFilter(func(_ context.Context, tools []mcp.Tool) []mcp.Tool {
 			out := make([]mcp.Tool, len(tools))
 			copy(out, tools)
 			sortByOrder(out, order)
+			s.liveDescriptions(out, order)
 			return out
 		}),
 	}
+	mcpOpts = append(mcpOpts, s.guidanceOptions()...)
 	if len(opts.Resources) > 0 {
 		mcpOpts = append(mcpOpts, server.WithResourceCapabilities(true, false))
 	}

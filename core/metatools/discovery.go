@@ -131,9 +131,15 @@ func (h *Handlers) filterTools(_ context.Context, raw json.RawMessage, _ protov1
 		}
 		lines = append(lines, line)
 	}
-	return jsonResult(map[string]any{
+	out := map[string]any{
 		"tools": lines, "total": res.Total, "offset": lo, "truncated": lo+len(lines) < res.Total,
-	})
+	}
+	if strings.TrimSpace(in.Query) != "" && res.Coverage < weakMatch {
+		for k, v := range h.weakAdvice(in.Query, res) {
+			out[k] = v
+		}
+	}
+	return jsonResult(out)
 }
 
 func schemaValue(s json.RawMessage) any {

@@ -24,9 +24,13 @@ import (
 type Tool struct {
 	Name        string
 	Description string
-	InputSchema json.RawMessage
-	Annotations protov1.Annotations
-	Handle      func(ctx context.Context, args json.RawMessage, events protov1.CallEvents) (*protov1.Result, error)
+	// LiveDescription, when set, returns the description as it stands now,
+	// for a tool whose description names the plugins; Description is its
+	// value at the time Tools was called.
+	LiveDescription func() string
+	InputSchema     json.RawMessage
+	Annotations     protov1.Annotations
+	Handle          func(ctx context.Context, args json.RawMessage, events protov1.CallEvents) (*protov1.Result, error)
 }
 
 // Handlers serve the meta-tools over a catalog and the plugins' supervisors.
@@ -43,12 +47,13 @@ type Handlers struct {
 	// Observer, when set, hears of every call_tool and how it ended.
 	Observer CallObserver
 
-	core map[string]*Tool
+	core  map[string]*Tool
+	guide *guide
 }
 
 // New returns the handlers.
 func New(cat *catalog.Catalog, plugins *supervisor.Manager, callTimeout func(string) time.Duration, logger hclog.Logger) *Handlers {
-	h := &Handlers{Catalog: cat, Plugins: plugins, CallTimeout: callTimeout, Logger: logger}
+	h := &Handlers{Catalog: cat, Plugins: plugins, CallTimeout: callTimeout, Logger: logger, guide: newGuide(cat)}
 	h.core = map[string]*Tool{}
 	for _, t := range h.coreTools() {
 		h.core[t.Name] = &t

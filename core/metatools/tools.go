@@ -17,7 +17,7 @@ func (h *Handlers) Tools() []Tool {
 		{Name: "list_tools", Description: "List the tools of every plugin (or of one), a page at a time, with each plugin's state (running, lazy, starting, restarting, failed and why). Prefer filter_tools to find a tool for a task.",
 			InputSchema: schema(`"plugin":{"type":"string","description":"Only this plugin's tools."},"limit":{"type":"integer","minimum":1,"maximum":1000,"default":50},"offset":{"type":"integer","minimum":0,"default":0}`),
 			Annotations: readOnly, Handle: h.listTools},
-		{Name: "filter_tools", Description: "Find tools for a task: free-text query ranked best-first (typos and synonyms are fine), or filter by name glob pattern, description substring, labels or plugin. Returns name, score and summary; then use describe_tool and call_tool.",
+		{Name: "filter_tools", Description: h.filterToolsDescription(), LiveDescription: h.filterToolsDescription,
 			InputSchema: schema(`"query":{"type":"string","description":"What you want to do, in your own words, e.g. \"list pods\" or \"read a file\"."},"pattern":{"type":"string","description":"Glob on tool names, e.g. \"x_k8s_*\"."},"description_filter":{"type":"string","description":"Substring the description must contain."},"labels":{"type":"object","additionalProperties":{"type":"string"},"description":"Every key=value must match, e.g. {\"category\":\"observability\"}."},"plugin":{"type":"string"},"case_sensitive":{"type":"boolean","default":false},"include_schema":{"type":"boolean","default":false,"description":"Include each tool's input schema."},"limit":{"type":"integer","minimum":1,"maximum":1000,"default":5},"offset":{"type":"integer","minimum":0,"default":0}`),
 			Annotations: readOnly, Handle: h.filterTools},
 		{Name: "describe_tool", Description: "Show one tool in full: description, input and output schema, annotations, its plugin's state, and a ready call_tool example.",
@@ -50,6 +50,9 @@ func (h *Handlers) Tools() []Tool {
 	}
 	return tools
 }
+
+// filterToolsBase is filter_tools' description before the plugins' names.
+const filterToolsBase = "Find tools for a task: free-text query ranked best-first (typos and synonyms are fine; name a plugin to search only its tools), or filter by name glob pattern, description substring, labels or plugin. Returns name, score and summary, and says when nothing matches well; then use describe_tool and call_tool."
 
 func (h *Handlers) listCoreTools(_ context.Context, raw json.RawMessage, _ protov1.CallEvents) (*protov1.Result, error) {
 	var in struct {

@@ -61,13 +61,13 @@ var (
 		"entry value values field fields format json yaml output input request response limit " +
 		"page token filter sort order id name identifier status state time date duration")
 	benchParams = []Param{
-		{"namespace", "Namespace of the resource"}, {"name", "Name of the resource"},
-		{"id", "Identifier of the item"}, {"limit", "Maximum number of results"},
-		{"page_token", "Token of the page to return"}, {"query", "Filter expression"},
-		{"labels", "Label selector to match"}, {"since", "Start of the time range"},
-		{"until", "End of the time range"}, {"format", "Output format: json or yaml"},
-		{"dry_run", "Validate the request without applying it"}, {"force", "Skip confirmation"},
-		{"project", "Project the item belongs to"}, {"path", "Path of the file"},
+		{Name: "namespace", Description: "Namespace of the resource"}, {Name: "name", Description: "Name of the resource"},
+		{Name: "id", Description: "Identifier of the item"}, {Name: "limit", Description: "Maximum number of results"},
+		{Name: "page_token", Description: "Token of the page to return"}, {Name: "query", Description: "Filter expression"},
+		{Name: "labels", Description: "Label selector to match"}, {Name: "since", Description: "Start of the time range"},
+		{Name: "until", Description: "End of the time range"}, {Name: "format", Description: "Output format: json or yaml"},
+		{Name: "dry_run", Description: "Validate the request without applying it"}, {Name: "force", Description: "Skip confirmation"},
+		{Name: "project", Description: "Project the item belongs to"}, {Name: "path", Description: "Path of the file"},
 	}
 )
 

@@ -19,7 +19,10 @@ type Doc struct {
 }
 
 // Param is one input-schema property of a tool.
-type Param struct{ Name, Description string }
+type Param struct {
+	Name, Description string
+	Enum              []string // the values it allows, when it lists them
+}
 
 // Index is the searchable catalog. Searches run on an immutable snapshot and
 // never wait for writers; a write swaps in a new snapshot that shares every

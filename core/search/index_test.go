@@ -18,9 +18,9 @@ func fixture() *Index {
 	ix := NewIndex()
 	ix.Replace("k8s", []Doc{
 		{ID: "x_k8s_list_pods", Name: "list_pods", Description: "List Pods in a namespace",
-			Params: []Param{{"namespace", "Namespace to list"}}, Labels: map[string]string{"readOnly": "true", "env": "prod"}},
+			Params: []Param{{Name: "namespace", Description: "Namespace to list"}}, Labels: map[string]string{"readOnly": "true", "env": "prod"}},
 		{ID: "x_k8s_delete_pod", Name: "delete_pod", Description: "Delete one Pod",
-			Params: []Param{{"name", "Pod name"}}, Labels: map[string]string{"destructive": "true", "env": "prod"}},
+			Params: []Param{{Name: "name", Description: "Pod name"}}, Labels: map[string]string{"destructive": "true", "env": "prod"}},
 		{ID: "x_k8s_get_logs", Name: "get_logs", Description: "Fetch container logs of a Pod",
 			Labels: map[string]string{"readOnly": "true", "env": "prod"}},
 	})

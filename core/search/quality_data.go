@@ -175,13 +175,9 @@ func loadQueries(path string) ([]QualityQuery, error) {
 
 // capturedTool is a tool as MCP tools/list returns it.
 type capturedTool struct {
-	Name        string `json:"name"`
-	Description string `json:"description"`
-	InputSchema struct {
-		Properties map[string]struct {
-			Description string `json:"description"`
-		} `json:"properties"`
-	} `json:"inputSchema"`
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"inputSchema"`
 }
 
 // loadCatalogs reads dir/catalogs/*.json (captured servers, written by
@@ -209,12 +205,8 @@ func loadCatalogs(dir string) ([]Doc, error) {
 			}
 			seen[plugin] = file
 			for _, t := range tools {
-				d := Doc{ID: "x_" + plugin + "_" + t.Name, Plugin: plugin, Name: t.Name, Description: t.Description}
-				for name, p := range t.InputSchema.Properties {
-					d.Params = append(d.Params, Param{Name: name, Description: p.Description})
-				}
-				slices.SortFunc(d.Params, func(a, b Param) int { return strings.Compare(a.Name, b.Name) })
-				docs = append(docs, d)
+				docs = append(docs, Doc{ID: "x_" + plugin + "_" + t.Name, Plugin: plugin, Name: t.Name,
+					Description: t.Description, Params: ParamsFromSchema(t.InputSchema)})
 			}
 		}
 	}

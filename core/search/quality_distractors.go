@@ -56,10 +56,10 @@ var (
 		"Supports filtering by date.", "Returns at most 100 items per call.", "Fields not given are left unchanged.",
 		"The operation cannot be undone.", "Use the cursor from the previous call to continue."}
 	distractorParams = []Param{
-		{"limit", "Maximum number of items to return"}, {"cursor", "Pagination cursor from a previous response"},
-		{"filter", "Filter expression"}, {"since", "Only items changed after this time"},
-		{"workspace_id", "Workspace to operate in"}, {"fields", "Fields to include in the response"},
-		{"sort", "Sort order"}, {"dry_run", "Validate without applying"},
+		{Name: "limit", Description: "Maximum number of items to return"}, {Name: "cursor", Description: "Pagination cursor from a previous response"},
+		{Name: "filter", Description: "Filter expression"}, {Name: "since", Description: "Only items changed after this time"},
+		{Name: "workspace_id", Description: "Workspace to operate in"}, {Name: "fields", Description: "Fields to include in the response"},
+		{Name: "sort", Description: "Sort order"}, {Name: "dry_run", Description: "Validate without applying"},
 	}
 )
 
@@ -92,7 +92,7 @@ func Distractors(n int) []Doc {
 		thing := strings.ReplaceAll(noun, "_", " ")
 		desc := fmt.Sprintf("%s %s in %s %s. %s", verb.does, plural(thing, verb.verb), titleCase(brand),
 			dom.words[rng.IntN(len(dom.words))], distractorPhrases[rng.IntN(len(distractorPhrases))])
-		params := []Param{{noun + "_id", "ID of the " + thing}}
+		params := []Param{{Name: noun + "_id", Description: "ID of the " + thing}}
 		for i, k := 0, rng.IntN(3); i < k; i++ {
 			params = append(params, distractorParams[rng.IntN(len(distractorParams))])
 		}

@@ -21,6 +21,7 @@ type termGroup []weightedTerm
 // Weights of the alternatives, relative to the word as typed.
 const (
 	synonymWeight   = 0.75
+	thesaurusWeight = 0.35
 	expansionWeight = 0.8
 	typoWeight      = 0.7
 	typo2Weight     = 0.5
@@ -29,9 +30,35 @@ const (
 	maxPrefixTerms  = 8
 )
 
+// with returns g with term t at weight w, or at the better of w and its
+// weight already there.
+func (g termGroup) with(t string, w float64) termGroup {
+	for i := range g {
+		if g[i].term == t {
+			g[i].w = max(g[i].w, w)
+			return g
+		}
+	}
+	return append(g, weightedTerm{t, w})
+}
+
+// parsedQuery is a request as the rankers read it.
+type parsedQuery struct {
+	groups   []termGroup // for BM25F
+	patterns []string    // for fuzzy name matching
+	// wordGroup is, per query word, the index of its term group, or -1
+	// for a word the index knows nothing of.
+	wordGroup []int
+	// wordWeight is, per query word, the weight of the word itself, to
+	// which its alternatives' weights compare.
+	wordWeight []float64
+}
+
+func (p *parsedQuery) empty() bool { return len(p.groups) == 0 && len(p.patterns) == 0 }
+
 // parseQuery turns free text into term groups for BM25F and patterns for
 // fuzzy name matching. Both are empty when the text has no words.
-func (sn *snapshot) parseQuery(text string) ([]termGroup, []string) {
+func (sn *snapshot) parseQuery(text string) *parsedQuery {
 	toks := Tokenize(text)
 	words := toks[:0:0]
 	for _, t := range toks {
@@ -43,46 +70,83 @@ func (sn *snapshot) parseQuery(text string) ([]termGroup, []string) {
 		words = toks // a query of only stopwords still means something
 	}
 	if len(words) == 0 {
-		return nil, nil
+		return &parsedQuery{}
 	}
 
 	var groups []termGroup
-	seen := map[string]bool{}
-	// addWord adds the term group of stemmed word s and reports whether the
-	// index knows s or something s may stand for.
-	addWord := func(s string, w float64) bool {
-		if seen[s] {
-			return true
+	seen := map[string]int{} // stem -> its group, plus one
+	// addWord adds the term group of stemmed word s and returns its index,
+	// or -1 when the index knows neither s nor anything s may stand for.
+	addWord := func(s string, w float64) int {
+		if gi := seen[s]; gi != 0 {
+			return gi - 1
 		}
-		seen[s] = true
 		// A word that is already an alternative of an earlier word ("make"
 		// after "new") names the same idea; counting it again would favour
 		// whatever tool matches that idea over the rest of the query.
-		for _, g := range groups {
+		for gi, g := range groups {
 			for i := range g {
 				if g[i].term == s {
 					g[i].w = max(g[i].w, w)
-					return true
+					seen[s] = gi + 1
+					return gi
 				}
 			}
 		}
 		g := sn.expand(s, w)
-		if len(g) > 0 {
-			groups = append(groups, g)
+		if len(g) == 0 {
+			seen[s] = 0
+			return -1
 		}
-		return len(g) > 0
+		groups = append(groups, g)
+		seen[s] = len(groups)
+		return len(groups) - 1
 	}
 	var patterns []string
-	for _, t := range words {
+	wordGroup := make([]int, len(words))
+	wordWeight := make([]float64, len(words))
+	prev := -1 // group of the previous word
+	for wi, t := range words {
 		s := stem(t)
 		w := 1.0
 		if genericVerbs[t] || genericVerbs[s] {
 			w = genericWeight
 		}
-		known := addWord(s, w)
+		gi := addWord(s, w)
+		known := gi >= 0
 		for _, e := range expansionsOf[s] {
-			known = addWord(e, expansionWeight*w) || known
+			known = addWord(e, expansionWeight*w) >= 0 || known
 		}
+		// Only a word the tools never use is split: one they use
+		// ("workspace") means itself, not its parts.
+		if left, right, ok := sn.splitCompound(t); ok && sn.df[s] == 0 {
+			if gi < 0 {
+				groups = append(groups, termGroup{})
+				gi = len(groups) - 1
+				seen[s] = gi + 1
+			}
+			groups[gi] = groups[gi].with(left, compoundWeight*w).with(right, compoundWeight*w)
+			known = true
+		}
+		// Two words that the tools write as one count for both words: a
+		// tool that says "configmaps" answers "config maps" in full.
+		if wi > 0 {
+			if j, ok := sn.joinedTerm(words[wi-1], t); ok {
+				if gi < 0 { // "maps" alone may be unknown where "configmaps" is not
+					groups = append(groups, termGroup{})
+					gi = len(groups) - 1
+					seen[s] = gi + 1
+				}
+				for _, g := range []int{prev, gi} {
+					if g >= 0 {
+						groups[g] = groups[g].with(j, 1)
+					}
+				}
+				known = true
+			}
+		}
+		prev = gi
+		wordGroup[wi], wordWeight[wi] = gi, w
 		// A word that is neither a term, a synonym, a typo nor a prefix of
 		// one may still abbreviate a name ("lstpods", "rdgraph").
 		if !known && len([]rune(t)) >= 3 {
@@ -99,14 +163,16 @@ func (sn *snapshot) parseQuery(text string) ([]termGroup, []string) {
 			patterns = append(patterns, joined)
 		}
 	}
-	return groups, patterns
+	return &parsedQuery{groups: groups, patterns: patterns, wordGroup: wordGroup, wordWeight: wordWeight}
 }
 
 // expand builds the term group of one stemmed query word.
 func (sn *snapshot) expand(s string, w float64) termGroup {
 	g := termGroup{}
+	// An alternative in most tools tells little and costs a long scan.
+	common := int32(max(50, sn.n/20))
 	add := func(t string, tw float64) {
-		if sn.df[t] == 0 {
+		if df := sn.df[t]; df == 0 || t != s && df > common {
 			return
 		}
 		for i := range g {
@@ -120,6 +186,9 @@ func (sn *snapshot) expand(s string, w float64) termGroup {
 	add(s, w)
 	for _, syn := range synonymsOf[s] {
 		add(syn, synonymWeight*w)
+	}
+	for _, rel := range thesaurus()[s] {
+		add(rel, thesaurusWeight*w)
 	}
 	if sn.df[s] > 0 {
 		return g

@@ -70,11 +70,11 @@ type candidate struct {
 // same order as the full ranking: the first P tools by BM25 score at least
 // bm25Weight/(rrfK+P), more than any tool outside both heads can reach
 // while 2P+rrfK <= fusionDepth. Deeper pages rank everything.
-func (sn *snapshot) rank(groups []termGroup, patterns []string, f *filter, offset, limit int) Result {
+func (sn *snapshot) rank(pq *parsedQuery, f *filter, offset, limit int) Result {
 	sc := getScratch(sn.n)
 	defer sc.release()
-	sn.scoreBM25F(groups, f, sc)
-	sn.scoreFuzzy(patterns, f, sc)
+	sn.scoreBM25F(pq.groups, f, sc)
+	sn.scoreFuzzy(pq.patterns, f, sc)
 	if f.perDoc {
 		sn.dropFiltered(f, sc)
 	}
@@ -111,6 +111,7 @@ func (sn *snapshot) rank(groups []termGroup, patterns []string, f *filter, offse
 		}
 	}
 	fuse(cands, bmCut, fzCut)
+	res.Coverage = sn.coverage(pq, &cands[0])
 
 	top := cands[0].fused
 	page := cands[offset:]

@@ -67,3 +67,22 @@ func TestCommonWordsCountLess(t *testing.T) {
 		}
 	}
 }
+
+// TestWhatAToolDoesOutranksItsNotes: a description's first sentence says
+// what the tool does; a word in its usage notes says less.
+func TestWhatAToolDoesOutranksItsNotes(t *testing.T) {
+	ix := NewIndex()
+	ix.Replace("p", []Doc{
+		{ID: "x_p_a", Name: "a", Description: "Deploy the application to the cluster. Then watch the rollout and check the logs for errors."},
+		{ID: "x_p_b", Name: "b", Description: "Show the logs of the application, newest first. Use it after a deployment to the cluster."},
+	})
+	got := ids(t, ix, Query{Text: "logs", Limit: 2})
+	if len(got) != 2 || got[0] != "x_p_b" {
+		t.Errorf("Search(logs) = %v, want x_p_b first", got)
+	}
+	for in, want := range map[string]string{"Read a file. Then more.": "Read a file", "One line\nmore": "One line", "v1.2 of it": "v1.2 of it"} {
+		if got := firstSentence(in); got != want {
+			t.Errorf("firstSentence(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

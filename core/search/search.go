@@ -30,6 +30,11 @@ type Hit struct {
 type Result struct {
 	Hits  []Hit
 	Total int
+	// Coverage is the share of the ranked text's words that the best
+	// match answers (through the word, its stem, a synonym, a correction
+	// or its name's abbreviation); 1 without ranked text. A low value
+	// means even the best tool is a guess.
+	Coverage float64
 }
 
 // PatternError reports a malformed glob pattern.
@@ -51,10 +56,26 @@ func (ix *Index) Search(q Query) (Result, error) {
 		return Result{}, err
 	}
 	sn := ix.snap.Load()
-	if groups, patterns := sn.parseQuery(q.Text); len(groups) > 0 || len(patterns) > 0 {
-		return sn.rank(groups, patterns, f, q.Offset, q.Limit), nil
+	text := rewriteQuery(q.Text)
+	// A plugin the request names narrows the search to it, unless nothing
+	// there matches the rest of the request.
+	if f.plugin == "" {
+		if p, rest := sn.mentionedPlugin(text); p != "" {
+			narrowed := *f
+			narrowed.plugin = p
+			if pq := sn.parseQuery(rest); !pq.empty() {
+				if res := sn.rank(pq, &narrowed, q.Offset, q.Limit); res.Total > 0 {
+					return res, nil
+				}
+			}
+		}
 	}
-	return sn.list(f, q.Offset, q.Limit), nil
+	if pq := sn.parseQuery(text); !pq.empty() {
+		return sn.rank(pq, f, q.Offset, q.Limit), nil
+	}
+	res := sn.list(f, q.Offset, q.Limit)
+	res.Coverage = 1
+	return res, nil
 }
 
 // filter holds the non-ranking conditions of a query, prepared once.

@@ -16,6 +16,8 @@ const (
 	fieldDesc
 	fieldParamName
 	fieldParamDesc
+	fieldParamEnum
+	fieldSummary
 	numFields
 )
 
@@ -29,6 +31,8 @@ var fieldWeight = [numFields]float64{
 	fieldDesc:      1,
 	fieldParamName: 1,
 	fieldParamDesc: 0.4,
+	fieldParamEnum: 0.8,
+	fieldSummary:   1,
 }
 
 // fieldB is the length normalisation per field: long descriptions are
@@ -40,6 +44,8 @@ var fieldB = [numFields]float64{
 	fieldDesc:      0.75,
 	fieldParamName: 0.5,
 	fieldParamDesc: 0.75,
+	fieldParamEnum: 0.5,
+	fieldSummary:   0.5,
 }
 
 // posting records that a term occurs in one document of a segment, and how
@@ -61,6 +67,7 @@ type nameRef struct {
 // changed after build, so searches read it without locks.
 type segment struct {
 	plugin   string
+	oneWord  bool   // the plugin's name is one token, so a request can say it
 	docs     []*Doc // sorted by ID
 	lowerID  []string
 	idMask   []uint64 // runeMask of each ID, for Closest
@@ -90,6 +97,7 @@ func newSegment(plugin string, in []Doc) *segment {
 
 	s := &segment{
 		plugin:   plugin,
+		oneWord:  len(Tokenize(plugin)) == 1,
 		docs:     make([]*Doc, len(docs)),
 		lowerID:  make([]string, len(docs)),
 		idMask:   make([]uint64, len(docs)),
@@ -99,6 +107,7 @@ func newSegment(plugin string, in []Doc) *segment {
 	}
 	b := postingsBuilder{termID: map[string]int32{}}
 	var buf []string
+	stems := map[string]string{}
 	for i := range docs {
 		d := &docs[i]
 		s.docs[i] = d
@@ -115,7 +124,7 @@ func newSegment(plugin string, in []Doc) *segment {
 		add := func(f field, texts ...string) {
 			buf = buf[:0]
 			for _, t := range texts {
-				buf = appendTerms(buf, t)
+				buf = appendTerms(buf, t, stems)
 			}
 			b.add(f, buf)
 			s.fieldLen[i][f] = sat16(int(s.fieldLen[i][f]) + len(buf))
@@ -131,9 +140,11 @@ func newSegment(plugin string, in []Doc) *segment {
 			}
 		}
 		add(fieldDesc, d.Description)
+		add(fieldSummary, firstSentence(d.Description))
 		for _, p := range d.Params {
 			add(fieldParamName, p.Name)
 			add(fieldParamDesc, p.Description)
+			add(fieldParamEnum, p.Enum...)
 		}
 		for f := range s.sumLen {
 			s.sumLen[f] += int(s.fieldLen[i][f])
@@ -249,4 +260,15 @@ func runeBit(r rune) uint64 {
 		return 1 << (26 + r - '0')
 	}
 	return 1 << (36 + uint(r)%28)
+}
+
+// firstSentence is what a description says the tool does; the rest is
+// usage notes and examples, which mention other things.
+func firstSentence(desc string) string {
+	for i := 0; i < len(desc); i++ {
+		if desc[i] == '\n' || desc[i] == '.' && i+1 < len(desc) && desc[i+1] == ' ' {
+			return desc[:i]
+		}
+	}
+	return desc
 }

@@ -1,84 +1,83 @@
 package search
 
-// Words people use for the same need in tool catalogs: a query says
-// "remove", the tool says "delete". Each group is symmetric; a word may sit in
-// several groups. Kept small and domain-specific on purpose: a broad
-// thesaurus would blur the ranking more than it helps.
-var synonymGroups = [][]string{
-	{"list", "get", "show", "display", "fetch", "find", "retrieve", "view", "enumerate"},
-	{"delete", "remove", "destroy", "erase", "drop", "purge", "del", "forget"},
-	{"create", "add", "new", "make", "insert", "generate"},
-	{"update", "edit", "modify", "change", "patch", "alter"},
-	{"write", "save", "store", "overwrite", "put"},
-	{"read", "open", "load", "view"},
-	{"get", "read", "fetch", "retrieve", "load"},
-	{"move", "rename", "mv"},
-	{"copy", "duplicate", "clone"},
-	{"query", "search", "find", "lookup", "look", "locate", "grep"},
-	{"pod", "container"},
-	{"metric", "series", "timeseries", "measurement"},
-	{"file", "path", "document"},
-	{"dir", "directory", "folder"},
-	{"log", "logs", "logging"},
-	{"alert", "alarm", "alerting"},
+// abbreviations are the short forms a field writes for its own words. They
+// are not in a general thesaurus, and each stands for exactly one thing in
+// its field; a query or a tool may use either form. Everything else a word
+// may stand for comes from the thesaurus (thesaurus.go).
+var abbreviations = [][]string{
+	// The Kubernetes project's own numeronym and the "kube" prefix of its
+	// components (kube-apiserver, kubectl, kubeconfig).
 	{"k8s", "kubernetes", "kube"},
+	// kubectl's short resource names, as `kubectl api-resources` lists them.
+	{"cm", "configmap"},
+	{"ns", "namespace"},
+	{"svc", "service"},
+	{"deploy", "deployment"},
+	{"po", "pod"},
+	{"pvc", "persistentvolumeclaim"},
+	{"pv", "persistentvolume"},
+	{"sts", "statefulset"},
+	{"ds", "daemonset"},
+	{"rs", "replicaset"},
+	{"ing", "ingress"},
+	{"sa", "serviceaccount"},
+	{"cj", "cronjob"},
+	{"crd", "customresourcedefinition"},
+	// "prom" is the Prometheus project's short name (the prom/prometheus
+	// image, client_golang's promhttp and promauto packages).
 	{"prom", "prometheus"},
-	{"image", "picture", "img", "photo", "logo"},
+	// Common abbreviations of programming identifiers and Unix paths
+	// (/etc, $HOME/.config, os.Getenv, ...).
+	{"dir", "directory"},
 	{"env", "environment"},
-	{"config", "configuration", "settings", "setting"},
-	{"compress", "zip", "gzip", "archive"},
-	{"info", "information", "metadata", "details", "stat", "stats"},
-	{"size", "sizes", "bytes"},
-	{"tree", "hierarchy", "nested", "recursive"},
-	{"observation", "fact", "note"},
-	{"entity", "node"},
-	{"relation", "relationship", "link", "edge", "connection"},
-	{"think", "thinking", "thought", "reason", "reasoning"},
-	{"start", "run", "launch", "trigger", "begin", "kick"},
-	{"stop", "halt", "kill", "terminate"},
-	{"error", "failure", "fail"},
-	{"label", "tag"},
-	{"deployment", "deploy", "rollout"},
-	{"service", "svc"},
-	{"namespace", "ns"},
-	{"secret", "credential", "password"},
-	{"user", "account"},
-	{"message", "msg"},
-	{"number", "numbers", "integer"},
-	{"multiple", "several", "many", "batch", "bulk"},
-	{"sum", "total", "addition"},
-	{"echo", "repeat", "parrot"},
-	{"toggle", "switch", "enable", "disable"},
-	{"memory", "knowledge", "remember"},
+	{"config", "configuration"},
+	{"cfg", "config"},
+	{"repo", "repository"},
+	{"db", "database"},
+	{"msg", "message"},
+	{"img", "image"},
+	{"info", "information"},
+	{"stat", "statistic"},
+	{"auth", "authentication"},
+	{"tmp", "temporary"},
+	{"doc", "document"},
+	{"args", "arguments"},
+	{"param", "parameter"},
+	{"id", "identifier"},
 }
 
 // expansions are one-way abbreviations and jargon that stand for several
-// words at once ("promql" is a Prometheus query).
+// words at once.
 var expansions = map[string][]string{
-	"promql":  {"prometheus", "query"},
-	"ls":      {"list", "directory"},
-	"cat":     {"read", "file"},
-	"mkdir":   {"create", "directory"},
-	"rm":      {"delete", "file"},
-	"cp":      {"copy", "file"},
-	"ps":      {"list", "process"},
-	"pwd":     {"directory", "current"},
+	// PromQL is the Prometheus Query Language.
+	"promql": {"prometheus", "query"},
+	// kubectl is the Kubernetes command-line client.
 	"kubectl": {"kubernetes"},
-	"llm":     {"sampling", "model"},
-	"ai":      {"sampling", "model"},
+	// POSIX utility names stand for what they do to files.
+	"ls":    {"list", "directory"},
+	"cat":   {"read", "file"},
+	"mkdir": {"create", "directory"},
+	"rm":    {"delete", "file"},
+	"cp":    {"copy", "file"},
+	"mv":    {"move", "file"},
+	"ps":    {"list", "process"},
+	"pwd":   {"current", "directory"},
+	// LLM: large language model.
+	"llm": {"language", "model"},
 }
 
 // genericVerbs start most tool names; a query word among them says little
 // about which tool is meant, so it counts less than the nouns around it.
 var genericVerbs = setOf("get", "list", "show", "display", "fetch", "retrieve", "return", "view")
 
-// synonymsOf maps a stemmed term to its stemmed synonyms (itself excluded).
-// expansionsOf maps a stemmed abbreviation to the stemmed words it stands for.
+// synonymsOf maps a stemmed term to its stemmed abbreviations or full forms
+// (itself excluded). expansionsOf maps a stemmed abbreviation to the stemmed
+// words it stands for.
 var synonymsOf, expansionsOf = buildSynonyms()
 
 func buildSynonyms() (map[string][]string, map[string][]string) {
 	syn := map[string][]string{}
-	for _, g := range synonymGroups {
+	for _, g := range abbreviations {
 		for _, a := range g {
 			sa := stem(a)
 			for _, b := range g {

@@ -3,6 +3,8 @@ package search
 import (
 	"strings"
 	"unicode"
+
+	"github.com/kljensen/snowball/english"
 )
 
 // runeClass tells how a rune takes part in a word.
@@ -197,49 +199,38 @@ func setOf(words ...string) map[string]bool {
 	return m
 }
 
-// appendTerms appends the terms of s to dst.
-func appendTerms(dst []string, s string) []string {
+// appendTerms appends the terms of s to dst. stems caches stem results
+// across the calls of one index build, where the same words recur in every
+// tool; nil stems without caching.
+func appendTerms(dst []string, s string, stems map[string]string) []string {
 	n := len(dst)
 	dst = appendTokens(dst, s)
 	out := dst[:n]
 	for _, t := range dst[n:] {
-		if !stopwords[t] {
-			out = append(out, stem(t))
+		if stopwords[t] {
+			continue
 		}
+		st, ok := stems[t]
+		if !ok {
+			st = stem(t)
+			if stems != nil {
+				stems[t] = st
+			}
+		}
+		out = append(out, st)
 	}
 	return out
 }
 
-// stem strips the English endings that make the same word look different in
-// a tool name and in a query (plural, -ing, -ed, final -e), so "listing",
-// "lists" and "list" meet, as do "deleted", "delete" and "deleting". It is
-// deliberately light: it only has to map the two sides to the same key, not
-// produce a dictionary word.
+// stem maps the forms of an English word to one key with the Snowball
+// (Porter 2) stemmer, so "listing", "lists" and "list" meet, as do
+// "deleted", "deletion" and "deleting". Tokens that are not plain ASCII
+// words, and short ones, are names or codes ("k8s", "s3", "ls") and stay.
 func stem(w string) string {
-	if !isASCIILower(w) || len(w) <= 3 {
+	if len(w) <= 3 || !isASCIILower(w) {
 		return w
 	}
-	switch {
-	case strings.HasSuffix(w, "ies") && len(w) > 4:
-		w = w[:len(w)-3] + "y"
-	case strings.HasSuffix(w, "sses"):
-		w = w[:len(w)-2]
-	case strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") &&
-		!strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is"):
-		w = w[:len(w)-1]
-	}
-	switch {
-	case strings.HasSuffix(w, "ied") && len(w) > 4:
-		w = w[:len(w)-3] + "y"
-	case strings.HasSuffix(w, "ing") && len(w) > 5 && hasVowel(w[:len(w)-3]):
-		w = undouble(w[:len(w)-3])
-	case strings.HasSuffix(w, "ed") && len(w) > 4 && hasVowel(w[:len(w)-2]):
-		w = undouble(w[:len(w)-2])
-	}
-	if len(w) > 3 && w[len(w)-1] == 'e' {
-		w = w[:len(w)-1]
-	}
-	return w
+	return english.Stem(w, true)
 }
 
 func isASCIILower(w string) bool {
@@ -250,18 +241,4 @@ func isASCIILower(w string) bool {
 		}
 	}
 	return true
-}
-
-func hasVowel(w string) bool {
-	return strings.ContainsAny(w, "aeiouy")
-}
-
-// undouble turns "runn" (from "running") into "run"; "ll", "ss" and "zz"
-// stay, as in "install", "process".
-func undouble(w string) string {
-	n := len(w)
-	if n >= 3 && w[n-1] == w[n-2] && !strings.ContainsRune("aeioulsz", rune(w[n-1])) {
-		return w[:n-1]
-	}
-	return w
 }

@@ -48,6 +48,9 @@ func TestStem(t *testing.T) {
 		{"log", "logs", "logging"},
 		{"process", "processes"},
 		{"copy", "copied", "copies"},
+		{"create", "creates", "creating"},
+		{"delete", "deletion"},
+		{"configure", "configuration"},
 	}
 	for _, words := range same {
 		for _, w := range words[1:] {

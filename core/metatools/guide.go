@@ -1,0 +1,131 @@
+package metatools
+
+import (
+	"fmt"
+	"strings"
+	"sync/atomic"
+
+	"github.com/toolgate/toolgate/core/catalog"
+	"github.com/toolgate/toolgate/core/search"
+)
+
+// An assistant searches only for what it believes is there. The guide tells
+// it, in the server instructions and in filter_tools' description, which
+// plugins sit behind the gateway and what each one's tools are about. It is
+// rebuilt when the catalog changes, never per request: summarising 100,000
+// tools reads every name.
+
+// guideBudget bounds the guide's length in characters: about 300 tokens at
+// the usual four characters a token, leaving room within 400 for the
+// plugin names in filter_tools' description.
+const guideBudget = 1200
+
+// wordsPerPlugin is how many characteristic words name what a plugin offers.
+const wordsPerPlugin = 6
+
+// guide holds the current guidance texts, rebuilt on catalog changes.
+type guide struct {
+	cat      *catalog.Catalog
+	text     atomic.Pointer[guideText]
+	onChange atomic.Pointer[func()]
+}
+
+type guideText struct {
+	instructions string // the server instructions
+	plugins      string // one line for filter_tools' description
+	summaries    []search.PluginSummary
+}
+
+func newGuide(cat *catalog.Catalog) *guide {
+	g := &guide{cat: cat}
+	cat.OnChange(func(catalog.Change) { g.rebuild() })
+	return g
+}
+
+// rebuild brings the texts up to date and tells the listener when what an
+// assistant reads has changed: most catalog changes (a plugin restarting
+// with the same tools) change nothing it reads.
+func (g *guide) rebuild() {
+	t := buildGuide(g.cat.Index().PluginSummaries(wordsPerPlugin))
+	old := g.text.Swap(t)
+	if old != nil && old.instructions == t.instructions && old.plugins == t.plugins {
+		return
+	}
+	if f := g.onChange.Load(); f != nil {
+		(*f)()
+	}
+}
+
+func (g *guide) current() *guideText {
+	if t := g.text.Load(); t != nil {
+		return t
+	}
+	t := buildGuide(g.cat.Index().PluginSummaries(wordsPerPlugin))
+	g.text.Store(t)
+	return t
+}
+
+func buildGuide(sums []search.PluginSummary) *guideText {
+	t := &guideText{summaries: sums}
+	var b strings.Builder
+	b.WriteString("This gateway puts the tools of its plugins behind a few meta-tools. " +
+		"Find a tool with filter_tools {\"query\": \"what you want to do\"} (add \"plugin\" to search one plugin), " +
+		"read its schema with describe_tool, run it with call_tool.")
+	if len(sums) == 0 {
+		b.WriteString(" No plugin has tools yet; list_tools shows each plugin's state.")
+		t.instructions = b.String()
+		t.plugins = "No plugin has tools yet."
+		return t
+	}
+	b.WriteString(" Plugins and what their tools are about:")
+	names := make([]string, 0, len(sums))
+	for i, s := range sums {
+		line := fmt.Sprintf("\n- %s (%d tools): %s", s.Plugin, s.Tools, strings.Join(s.Words, ", "))
+		if b.Len()+len(line) > guideBudget-60 {
+			fmt.Fprintf(&b, "\n- and %d more plugins; list_tools shows them all.", len(sums)-i)
+			break
+		}
+		b.WriteString(line)
+		names = append(names, s.Plugin)
+	}
+	t.instructions = b.String()
+	t.plugins = "Plugins: " + strings.Join(names, ", ") + "."
+	if len(names) < len(sums) {
+		t.plugins = fmt.Sprintf("Plugins: %s and %d more.", strings.Join(names, ", "), len(sums)-len(names))
+	}
+	return t
+}
+
+// OnGuideChange sets f to run when the instructions or filter_tools'
+// description change with the plugins, for the front to tell clients.
+func (h *Handlers) OnGuideChange(f func()) { h.guide.onChange.Store(&f) }
+
+// Instructions is the text of the MCP server instructions: how to find
+// tools and which plugins offer what.
+func (h *Handlers) Instructions() string { return h.guide.current().instructions }
+
+// filterToolsDescription is filter_tools' description with the current
+// plugins named, so an assistant that reads only tools/list knows them too.
+func (h *Handlers) filterToolsDescription() string {
+	return filterToolsBase + " " + h.guide.current().plugins
+}
+
+// weakMatch is the share of a request's words below which the best tool is
+// a guess rather than a match (see search.Result.Coverage).
+const weakMatch = 0.5
+
+// weakAdvice tells an assistant that the best tools only partly match its
+// request, and what the gateway does offer instead.
+func (h *Handlers) weakAdvice(query string, res search.Result) map[string]any {
+	sums := h.guide.current().summaries
+	offers := make([]map[string]any, 0, len(sums))
+	for _, s := range sums {
+		offers = append(offers, map[string]any{"plugin": s.Plugin, "tools": s.Tools, "about": s.Words})
+	}
+	msg := fmt.Sprintf("No tool matches %q well: the best one answers %.0f%% of its words.", query, 100*res.Coverage)
+	if len(res.Hits) == 0 {
+		msg = fmt.Sprintf("No tool matches %q.", query)
+	}
+	msg += " The tools below, if any, are guesses. Rephrase with the words of one of these plugins, or the gateway may have no tool for this."
+	return map[string]any{"note": msg, "plugins": offers}
+}

@@ -1,0 +1,36 @@
+package search
+
+import (
+	"bytes"
+	"compress/gzip"
+	"strings"
+	"testing"
+)
+
+// TestThesaurusEmbedded checks that the generated WordNet file is readable
+// and carries relations a request needs, in both directions.
+func TestThesaurusEmbedded(t *testing.T) {
+	th := thesaurus()
+	if len(th) < 5000 {
+		t.Fatalf("thesaurus has %d words, want thousands", len(th))
+	}
+	for _, pair := range [][2]string{{"alarm", "alert"}, {"delete", "remove"}, {"remove", "delete"}, {"picture", "image"}, {"modify", "change"}} {
+		if !contains(th[stem(pair[0])], stem(pair[1])) {
+			t.Errorf("thesaurus[%q] = %v, want %q among them", stem(pair[0]), th[stem(pair[0])], stem(pair[1]))
+		}
+	}
+}
+
+func TestParseThesaurusRejectsBadLines(t *testing.T) {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	_, _ = zw.Write([]byte("alarm\talert\nbroken line\n"))
+	_ = zw.Close()
+	_, err := parseThesaurus(buf.Bytes())
+	if err == nil || !strings.Contains(err.Error(), "line 2") {
+		t.Fatalf("err = %v, want one naming line 2", err)
+	}
+	if _, err := parseThesaurus([]byte("not gzip")); err == nil {
+		t.Fatal("plain text accepted as the gzip thesaurus")
+	}
+}
