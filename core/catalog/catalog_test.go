@@ -3,12 +3,15 @@ package catalog
 import (
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/toolgate/toolgate/core/search"
 	"github.com/toolgate/toolgate/sdk/protov1"
+	"github.com/toolgate/toolgate/sdk/schema"
 )
 
 var mcpName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
@@ -127,6 +130,7 @@ func TestRouteResource(t *testing.T) {
 }
 
 func TestValidateArguments(t *testing.T) {
+	closed := protov1.Tool{Name: "closed", InputSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}},"additionalProperties":false}`)}
 	draft7 := protov1.Tool{Name: "d7", InputSchema: json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"n":{"type":"integer","minimum":1}},"required":["n"]}`)}
 	tests := []struct {
 		def  protov1.Tool
@@ -140,6 +144,7 @@ func TestValidateArguments(t *testing.T) {
 		{tool("read", ""), `{"path":`, []string{"not valid JSON"}},
 		{draft7, `{"n":0}`, []string{"at /n: minimum: got 0, want 1"}},
 		{draft7, `{"n":2}`, nil},
+		{closed, `{"paht":"/tmp"}`, []string{`at /paht: unknown argument; did you mean "path"?`}},
 	}
 	for _, tt := range tests {
 		c := New()
@@ -168,6 +173,26 @@ func TestValidateArguments(t *testing.T) {
 	tl, _ := c.Tool("x_p_broken")
 	if err := tl.ValidateArguments(nil); err == nil || !strings.Contains(err.Error(), "does not compile") {
 		t.Errorf("broken schema: %v", err)
+	}
+}
+
+// A tool's schema may only refer within itself: the gateway must not read a
+// file (or fetch a URL) because a plugin's schema names it.
+func TestValidateArgumentsRefusesExternalReferences(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "defs.json")
+	if err := os.WriteFile(file, []byte(`{"type":"string"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := New()
+	c.Set("p", &Manifest{Tools: []protov1.Tool{{Name: "ref", InputSchema: json.RawMessage(
+		`{"type":"object","properties":{"a":{"$ref":"file://` + file + `"}}}`)}}})
+	tl, _ := c.Tool("x_p_ref")
+	err := tl.ValidateArguments(json.RawMessage(`{"a":"x"}`))
+	if !errors.Is(err, schema.ErrExternalRef) {
+		t.Fatalf("err = %v, want schema.ErrExternalRef", err)
+	}
+	if !strings.Contains(err.Error(), "x_p_ref") || !strings.Contains(err.Error(), "file://"+file) {
+		t.Errorf("error does not name the tool and the reference: %v", err)
 	}
 }
 
