@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -10,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/toolgate/toolgate/core/search"
+	"github.com/toolgate/toolgate/sdk/plugin"
+	"github.com/toolgate/toolgate/sdk/plugintest"
 	"github.com/toolgate/toolgate/sdk/protov1"
 	"github.com/toolgate/toolgate/sdk/schema"
 )
@@ -212,5 +215,37 @@ func TestManifestStore(t *testing.T) {
 	got, err := s.Load(key)
 	if err != nil || got.Info.Name != "p" || len(got.Tools) != 1 || got.Tools[0].Name != "read" {
 		t.Fatalf("round trip: %+v %v", got, err)
+	}
+}
+
+// plugintest refuses what the gateway refuses, in the same words: a plugin's
+// tests see exactly the answer its users will.
+func TestPlugintestRefusesAsTheGatewayDoes(t *testing.T) {
+	type args struct {
+		Name string `json:"name"`
+	}
+	p := &plugin.Plugin{Name: "hello", Tools: []plugin.Tool{
+		plugin.NewTool("greet", "Greet.", func(context.Context, *plugin.Call, args) (*plugin.Result, error) {
+			return plugin.Text("hi"), nil
+		}),
+	}}
+	c := New()
+	c.Set("hello", &Manifest{Tools: []protov1.Tool{p.Tools[0].Def}})
+	tl, _ := c.Tool("x_hello_greet")
+	b := plugintest.ServePlugin(t, p)
+	for _, in := range []string{`{}`, `{"name":1}`, `{"name":"a","nme":"b"}`} {
+		gw := tl.ValidateArguments(json.RawMessage(in))
+		var ae *ArgumentError
+		if !errors.As(gw, &ae) {
+			t.Fatalf("%s: gateway err = %v, want ArgumentError", in, gw)
+		}
+		res, err := b.CallTool(context.Background(), &protov1.CallRequest{Name: "greet", Arguments: json.RawMessage(in)}, &plugintest.Events{})
+		if err != nil || !res.IsError {
+			t.Fatalf("%s: plugintest answered %+v, %v; want an error result", in, res, err)
+		}
+		want := strings.Join(ae.Problems, "; ")
+		if got := res.Content[0].Text; got != "invalid arguments for greet: "+want {
+			t.Errorf("%s: plugintest says %q, the gateway %q", in, got, want)
+		}
 	}
 }

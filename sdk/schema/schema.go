@@ -144,3 +144,35 @@ func quote(s string) string { b, _ := json.Marshal(s); return string(b) }
 func escape(seg string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(seg, "~", "~0"), "/", "~1")
 }
+
+// ArgumentError says which arguments of a call break the tool's input
+// schema. The gateway and plugintest refuse a call with it alike.
+type ArgumentError struct {
+	Tool     string
+	Problems []string // "at /path: what was expected"
+}
+
+func (e *ArgumentError) Error() string {
+	return fmt.Sprintf("invalid arguments for %s: %s", e.Tool, strings.Join(e.Problems, "; "))
+}
+
+// ValidateArguments checks a call's arguments (empty means {}) and returns an
+// *ArgumentError worded in terms of arguments, or nil.
+func (s *Schema) ValidateArguments(tool string, args json.RawMessage) error {
+	err := s.Validate(args)
+	var se *Error
+	if !errors.As(err, &se) {
+		return err
+	}
+	problems := make([]string, len(se.Problems))
+	for i, p := range se.Problems {
+		switch {
+		case p.Unknown && p.Suggestion != "":
+			p.Message = fmt.Sprintf("unknown argument; did you mean %q?", p.Suggestion)
+		case p.Unknown:
+			p.Message = "unknown argument"
+		}
+		problems[i] = p.String()
+	}
+	return &ArgumentError{Tool: tool, Problems: problems}
+}
