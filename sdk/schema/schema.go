@@ -14,6 +14,8 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+
+	"github.com/toolgate/toolgate/sdk/internal/similar"
 )
 
 // ErrExternalRef marks a schema that refers to a document outside itself. A
@@ -91,10 +93,11 @@ func (e *Error) Error() string {
 	return strings.Join(parts, "; ")
 }
 
-// Validate checks a JSON value (empty means {}) and returns a *Error listing
-// every problem, or nil.
+// Validate checks a JSON value and returns a *Error listing every problem,
+// or nil. No value, or null, is the empty object: that is what a call without
+// arguments sends and what the SDK decodes it as.
 func (s *Schema) Validate(value json.RawMessage) error {
-	if len(bytes.TrimSpace(value)) == 0 {
+	if v := bytes.TrimSpace(value); len(v) == 0 || bytes.Equal(v, []byte("null")) {
 		value = []byte("{}")
 	}
 	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(value))
@@ -123,7 +126,7 @@ func (s *Schema) problems(ve *jsonschema.ValidationError) []Problem {
 				for _, name := range ap.Properties {
 					out = append(out, Problem{
 						Path: u.InstanceLocation + "/" + escape(name), Message: "unknown name " + quote(name),
-						Unknown: true, Suggestion: nearest(name, s.namesAt(u.InstanceLocation)),
+						Unknown: true, Suggestion: similar.Nearest(name, s.namesAt(u.InstanceLocation)),
 					})
 				}
 			} else {
@@ -156,7 +159,7 @@ func (e *ArgumentError) Error() string {
 	return fmt.Sprintf("invalid arguments for %s: %s", e.Tool, strings.Join(e.Problems, "; "))
 }
 
-// ValidateArguments checks a call's arguments (empty means {}) and returns an
+// ValidateArguments checks a call's arguments (as Validate does) and returns an
 // *ArgumentError worded in terms of arguments, or nil.
 func (s *Schema) ValidateArguments(tool string, args json.RawMessage) error {
 	err := s.Validate(args)

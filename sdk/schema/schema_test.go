@@ -20,6 +20,7 @@ func TestValidate(t *testing.T) {
 	}{
 		{tool, `{"path":"a"}`, nil},
 		{tool, ``, []Problem{{Path: "", Message: "missing property 'path'"}}},
+		{tool, `null`, []Problem{{Path: "", Message: "missing property 'path'"}}},
 		{tool, `{"path":3}`, []Problem{{Path: "/path", Message: "got number, want string"}}},
 		{tool, `{"path":"a","pahts":1}`, []Problem{{Path: "/pahts", Message: `unknown name "pahts"`, Unknown: true, Suggestion: "path"}}},
 		{tool, `{"path":"a","opts":{"dept":1}}`, []Problem{{Path: "/opts/dept", Message: `unknown name "dept"`, Unknown: true, Suggestion: "depth"}}},
