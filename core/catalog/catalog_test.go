@@ -249,3 +249,12 @@ func TestPlugintestRefusesAsTheGatewayDoes(t *testing.T) {
 		}
 	}
 }
+
+func TestPluginOf(t *testing.T) {
+	for name, want := range map[string]string{"x_hello_greet": "hello", "x_my-prom_query_range": "my-prom", "x_k8s_": "k8s", "core_plugin_list": "", "x_": "", "x_nounderscore": ""} {
+		got, ok := PluginOf(name)
+		if got != want || ok != (want != "") {
+			t.Errorf("PluginOf(%q) = %q, %v; want %q", name, got, ok, want)
+		}
+	}
+}
