@@ -1,11 +1,40 @@
 package plugin
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
 )
+
+// Config is how a plugin takes its `config {}` block: the block's JSON
+// Schema, which the gateway checks an operator's settings against before the
+// plugin runs (`toolgate config validate`), and what to do with them. Build
+// it with NewConfig.
+type Config struct {
+	Schema    json.RawMessage
+	Configure func(ctx context.Context, raw json.RawMessage) error
+}
+
+// NewConfig takes the config block as a C, a struct with json tags. Its
+// schema is derived as a tool's arguments' is (description, enum and default
+// tags, embedded structs flattened); the block is decoded with DecodeConfig,
+// and fn gets the result before any call.
+func NewConfig[C any](fn func(ctx context.Context, cfg C) error) *Config {
+	var zero C
+	return &Config{Schema: mustSchema(zero), Configure: func(ctx context.Context, raw json.RawMessage) error {
+		var cfg C
+		if err := DecodeConfig(raw, &cfg); err != nil {
+			return err
+		}
+		return fn(ctx, cfg)
+	}}
+}
+
+// noConfigSchema describes the config block of a plugin that takes none, so
+// the gateway refuses any setting before it starts the plugin.
+var noConfigSchema = json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`)
 
 // DecodeConfig decodes a plugin's config block into v (a pointer to a struct
 // with json tags): fields with a `default:"..."` tag start with that value,

@@ -74,6 +74,7 @@ func (c *Client) GetInfo(ctx context.Context) (protov1.Info, error) {
 			Tools: caps.GetTools(), Resources: caps.GetResources(), Prompts: caps.GetPrompts(),
 			Watch: caps.GetWatch(), Progress: caps.GetProgress(), ClientCallbacks: caps.GetClientCallbacks(),
 		},
+		ConfigSchema: raw(r.GetConfigSchema()),
 	}, nil
 }
 
