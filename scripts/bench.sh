@@ -16,9 +16,11 @@ echo '```'
 go test -run '^$' -bench . -benchmem -count 1 ./core/search/ ./cmd/toolgate/ | grep -E '^(Benchmark|ok|PASS)' || true
 echo '```'
 echo
-echo "## Search quality (labelled queries over real servers' tools)"
+echo "## Search quality (labelled queries over real MCP servers' catalogs)"
 echo
-go run ./scripts/benchdriver/quality core/search/testdata
+# Tuning and held-out halves, filter_tools and plain BM25, with and without
+# 10,000 distractor tools. Tuning misses: go test -run TestQuality -v ./core/search
+go run ./scripts/benchdriver/quality -distractors 10000 core/search/testdata
 echo
 echo "## Gateway against a direct call"
 echo

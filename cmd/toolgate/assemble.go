@@ -148,6 +148,7 @@ func assemble(ctx context.Context, cfg *config.Config, topts telemetry.Options, 
 		return cfg.Gateway.CallTimeout
 	}, logger)
 	handlers.Observer = tel
+	handlers.MaxCallTimeout = cfg.Gateway.MaxCallTimeout
 
 	var tools []gateway.Tool
 	for _, t := range handlers.Tools() {

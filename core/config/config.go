@@ -64,6 +64,7 @@ type Listen struct {
 // Gateway holds process-wide settings.
 type Gateway struct {
 	CallTimeout     time.Duration
+	MaxCallTimeout  time.Duration // longest timeout_seconds a call_tool may ask for; 0 = the meta-tools' default (1h)
 	ShutdownGrace   time.Duration
 	MaxRequestBytes int64
 	StateDir        string // $XDG_STATE_HOME/toolgate, else ~/.local/state/toolgate

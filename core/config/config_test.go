@@ -256,3 +256,13 @@ func TestDesignExample(t *testing.T) {
 		t.Errorf(`prom FieldRange("url") = %s`, got)
 	}
 }
+
+func TestMaxCallTimeout(t *testing.T) {
+	c, err := Parse([]byte("gateway {\n  max_call_timeout = \"10m\"\n}\n"), "toolgate.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Gateway.MaxCallTimeout != 10*time.Minute {
+		t.Errorf("MaxCallTimeout = %s, want 10m", c.Gateway.MaxCallTimeout)
+	}
+}

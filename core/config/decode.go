@@ -37,6 +37,8 @@ type listenSpec struct {
 type gatewaySpec struct {
 	CallTimeout          *string   `hcl:"call_timeout,optional"`
 	CallTimeoutRange     hcl.Range `hcl:"call_timeout,attr_value_range"`
+	MaxCallTimeout       *string   `hcl:"max_call_timeout,optional"`
+	MaxCallTimeoutRange  hcl.Range `hcl:"max_call_timeout,attr_value_range"`
 	ShutdownGrace        *string   `hcl:"shutdown_grace,optional"`
 	ShutdownGraceRange   hcl.Range `hcl:"shutdown_grace,attr_value_range"`
 	MaxRequestBytes      *int64    `hcl:"max_request_bytes,optional"`
@@ -228,6 +230,7 @@ func (d *decoder) gateway(cfg *Config, s *gatewaySpec) {
 		return
 	}
 	d.duration(&g.CallTimeout, "call_timeout", s.CallTimeout, s.CallTimeoutRange, true)
+	d.duration(&g.MaxCallTimeout, "max_call_timeout", s.MaxCallTimeout, s.MaxCallTimeoutRange, true)
 	d.duration(&g.ShutdownGrace, "shutdown_grace", s.ShutdownGrace, s.ShutdownGraceRange, false)
 	if s.MaxRequestBytes != nil {
 		g.MaxRequestBytes = *s.MaxRequestBytes

@@ -94,6 +94,11 @@ func TestParseErrors(t *testing.T) {
 			want: `toolgate.hcl:2:18: invalid duration "5x" for call_timeout; write a number with a unit, such as "30s", "5m" or "1h30m"`,
 		},
 		{
+			name: "zero max_call_timeout",
+			src:  "gateway {\n  max_call_timeout = \"0s\"\n}",
+			want: `toolgate.hcl:2:22: max_call_timeout must be greater than zero`,
+		},
+		{
 			name: "duration without unit",
 			src:  "plugin \"x\" {\n  type = \"prometheus\"\n  idle_timeout = 30\n}",
 			want: `toolgate.hcl:3:18: invalid duration "30" for idle_timeout; write a number with a unit, such as "30s", "5m" or "1h30m"`,

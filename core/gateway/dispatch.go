@@ -22,53 +22,6 @@ const (
 // errServerClosed refuses new sessions once Close has run.
 var errServerClosed = errors.New("gateway is shutting down")
 
-// envelope is the part of an incoming JSON-RPC message that decides how a
-// transport handles it.
-type envelope struct {
-	ID     json.RawMessage `json:"id"`
-	Method string          `json:"method"`
-	Params json.RawMessage `json:"params"`
-}
-
-// isRequest: a method and an id. MCP forbids null ids; mcp-go treats one as a
-// notification, and so does this package.
-func (e *envelope) isRequest() bool { return e.Method != "" && present(e.ID) }
-
-// isNotification: a method and no id.
-func (e *envelope) isNotification() bool { return e.Method != "" && !present(e.ID) }
-
-// callParams is what the transports need of tools/call's params.
-type callParams struct {
-	Name string `json:"name"`
-	Meta struct {
-		ProgressToken json.RawMessage `json:"progressToken"`
-	} `json:"_meta"`
-}
-
-func (e *envelope) callParams() callParams {
-	var p callParams
-	if e.Method == string(mcp.MethodToolsCall) {
-		_ = json.Unmarshal(e.Params, &p) // a malformed params is mcp-go's to report
-	}
-	return p
-}
-
-// errBatch marks a JSON array: batches left MCP in 2025-06-18 and no client of
-// the versions served here sends them.
-var errBatch = errors.New("JSON-RPC batches are not supported")
-
-func parseEnvelope(msg []byte) (*envelope, error) {
-	t := bytes.TrimSpace(msg)
-	if len(t) > 0 && t[0] == '[' {
-		return nil, errBatch
-	}
-	var env envelope
-	if err := json.Unmarshal(t, &env); err != nil {
-		return nil, err
-	}
-	return &env, nil
-}
-
 // rpcResponse is a response this package writes itself, with the id copied
 // byte for byte from the request.
 type rpcResponse struct {
@@ -78,9 +31,19 @@ type rpcResponse struct {
 	Error   *rpcError       `json:"error,omitempty"`
 }
 
+// rpcNotification is a notification of one request this package writes
+// itself, so the progress token and log data go out as the client and the
+// backend wrote them.
+type rpcNotification struct {
+	JSONRPC string         `json:"jsonrpc"`
+	Method  string         `json:"method"`
+	Params  map[string]any `json:"params"`
+}
+
 type rpcError struct {
 	Code    int    `json:"code"`
 	Message string `json:"message"`
+	Data    any    `json:"data,omitempty"`
 }
 
 func errorResponse(id json.RawMessage, code int, message string) rpcResponse {
@@ -90,10 +53,14 @@ func errorResponse(id json.RawMessage, code int, message string) rpcResponse {
 	return rpcResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Error: &rpcError{Code: code, Message: message}}
 }
 
-// parseErrorResponse answers a message that could not be read.
+// parseErrorResponse answers a message parseEnvelope refused.
 func parseErrorResponse(err error) rpcResponse {
 	if errors.Is(err, errBatch) {
 		return errorResponse(nil, codeInvalidRequest, err.Error())
+	}
+	var invalid *invalidRequestError
+	if errors.As(err, &invalid) {
+		return errorResponse(invalid.ID, codeInvalidRequest, invalid.Error())
 	}
 	return errorResponse(nil, codeParseError, fmt.Sprintf("parse error: %v", err))
 }
@@ -119,11 +86,50 @@ func (s *Server) dispatch(ctx context.Context, se *session, msg []byte, env *env
 			return rpcResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: env.ID, Result: errorResult(s.unknownToolText(name))}
 		}
 	}
-	if !env.isRequest() && !env.isNotification() {
+	switch {
+	case !env.isRequest() && !env.isNotification():
 		// A client's answer to a server request; this gateway sends none yet.
 		return nil
+	case env.Method == string(mcp.MethodNotificationCancelled):
+		s.cancelRequest(se, env.Params)
+		return nil
+	case env.isRequest():
+		var done func()
+		ctx, done = s.track(ctx, se, env.ID)
+		defer done()
 	}
-	return s.mcp.HandleMessage(ctx, msg)
+	return withID(s.mcp.HandleMessage(ctx, msg), env.ID)
+}
+
+// withID answers with the request's id as the client wrote it: mcp-go
+// decodes ids into float64, which alters integers beyond 2^53, and its
+// RequestId re-encodes strings.
+func withID(resp mcp.JSONRPCMessage, id json.RawMessage) any {
+	switch r := resp.(type) {
+	case mcp.JSONRPCResponse:
+		return rpcResponse{JSONRPC: r.JSONRPC, ID: id, Result: r.Result}
+	case mcp.JSONRPCError:
+		return rpcResponse{JSONRPC: r.JSONRPC, ID: id, Error: &rpcError{Code: r.Error.Code, Message: r.Error.Message, Data: r.Error.Data}}
+	}
+	return resp
+}
+
+// isErrorResponse reports whether dispatch answered with a JSON-RPC error.
+func isErrorResponse(resp any) bool {
+	r, ok := resp.(rpcResponse)
+	return ok && r.Error != nil
+}
+
+// encodeMessage writes msg as JSON without escaping <, > and &, so ids and
+// content reach the client as the client or the backend wrote them.
+func encodeMessage(msg any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(msg); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 func (s *Server) unknownToolText(name string) string {
@@ -140,7 +146,7 @@ func salvageID(head, tail []byte) json.RawMessage {
 	if id := idFromHead(head); id != nil {
 		return id
 	}
-	if m := tailIDPattern.FindSubmatch(tail); m != nil && json.Valid(m[1]) {
+	if m := tailIDPattern.FindSubmatch(tail); m != nil && json.Valid(m[1]) && idProblem(m[1]) == "" {
 		return json.RawMessage(m[1])
 	}
 	return nil
@@ -149,7 +155,7 @@ func salvageID(head, tail []byte) json.RawMessage {
 var tailIDPattern = regexp.MustCompile(`"id"\s*:\s*(-?[0-9]+|"(?:[^"\\]|\\.)*")\s*}\s*$`)
 
 // idFromHead walks the top-level keys of a truncated JSON object until it
-// meets "id" with a number or string value.
+// meets "id" with a string or integer value.
 func idFromHead(head []byte) json.RawMessage {
 	dec := json.NewDecoder(bytes.NewReader(head))
 	dec.UseNumber()
@@ -166,7 +172,7 @@ func idFromHead(head []byte) json.RawMessage {
 			if dec.Decode(&v) != nil {
 				return nil
 			}
-			if t := bytes.TrimSpace(v); len(t) > 0 && (t[0] == '"' || t[0] == '-' || (t[0] >= '0' && t[0] <= '9')) {
+			if t := bytes.TrimSpace(v); idProblem(t) == "" {
 				return t
 			}
 			return nil

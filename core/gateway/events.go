@@ -143,7 +143,7 @@ func (e *callEvents) Progress(p protov1.Progress) {
 	if p.Message != "" {
 		params["message"] = p.Message
 	}
-	e.send(notification(string(mcp.MethodNotificationProgress), params))
+	e.send(rpcNotification{JSONRPC: mcp.JSONRPC_VERSION, Method: string(mcp.MethodNotificationProgress), Params: params})
 }
 
 func (e *callEvents) Log(m protov1.LogMessage) {
@@ -160,10 +160,10 @@ func (e *callEvents) Log(m protov1.LogMessage) {
 	}
 	params := map[string]any{"level": level, "data": data}
 	setIf(params, "logger", m.Logger)
-	e.send(notification(string(mcp.MethodNotificationMessage), params))
+	e.send(rpcNotification{JSONRPC: mcp.JSONRPC_VERSION, Method: string(mcp.MethodNotificationMessage), Params: params})
 }
 
-func (e *callEvents) send(n mcp.JSONRPCNotification) {
+func (e *callEvents) send(n rpcNotification) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.closed || e.stream == nil {

@@ -2,9 +2,12 @@ package gateway
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -65,28 +68,129 @@ func FuzzLineReader(f *testing.F) {
 }
 
 // FuzzSalvageID feeds arbitrary bytes to the parsers of unread input: they
-// must not panic, and an id found must be a JSON string or number.
+// must not panic, and an id found must be a JSON string or integer.
 func FuzzSalvageID(f *testing.F) {
 	f.Add([]byte(`{"jsonrpc":"2.0","id":17,"method":"tools/call","params":{"x":"`), []byte(`xxx"}}`))
 	f.Add([]byte(`{"method":"tools/call","params":{"arguments":{"t":"`), []byte(`xx"}},"jsonrpc":"2.0","id":"a\"b"}`))
 	f.Add([]byte(`[1,2]`), []byte(`{"id":{}}`))
+	f.Add([]byte(`{"id":1.5,"method":"tools/call","params":{"x":"`), []byte(`"id":1e3}`))
 	f.Fuzz(func(t *testing.T, head, tail []byte) {
-		if id := salvageID(head, tail); id != nil {
-			var v any
-			dec := json.NewDecoder(bytes.NewReader(id))
-			dec.UseNumber()
-			if err := dec.Decode(&v); err != nil {
-				t.Fatalf("salvaged id %q is not JSON: %v", id, err)
-			}
-			switch v.(type) {
-			case string, json.Number:
-			default:
-				t.Fatalf("salvaged id %q is %T", id, v)
-			}
+		if id := salvageID(head, tail); id != nil && !wireID(id) {
+			t.Fatalf("salvaged id %q is not a string or an integer", id)
 		}
 		if env, err := parseEnvelope(head); err == nil {
 			_ = env.callParams()
 			_ = env.isRequest() || env.isNotification()
 		}
 	})
+}
+
+// FuzzEnvelope checks what parseEnvelope lets through: every request has a
+// string or integer id, and every refusal answers with a valid id or none.
+func FuzzEnvelope(f *testing.F) {
+	f.Add([]byte(`{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}`))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}`))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":"x","method":7}`))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":null,"method":"notifications/initialized"}`))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":3,"result":null}`))
+	f.Fuzz(func(t *testing.T, msg []byte) {
+		env, err := parseEnvelope(msg)
+		var invalid *invalidRequestError
+		switch {
+		case errors.As(err, &invalid):
+			if invalid.ID != nil && !wireID(invalid.ID) {
+				t.Fatalf("refusal of %q answers with id %q", msg, invalid.ID)
+			}
+		case err != nil:
+		case env.isRequest():
+			if !wireID(env.ID) {
+				t.Fatalf("%q accepted as a request with id %q", msg, env.ID)
+			}
+		case !env.isNotification() && env.Method == "" && !bool(env.Result) && !bool(env.Error):
+			t.Fatalf("%q accepted as neither request, notification nor response", msg)
+		}
+	})
+}
+
+// FuzzRequestID sends requests with arbitrary ids through the dispatcher:
+// an id MCP allows comes back byte for byte, any other is refused.
+func FuzzRequestID(f *testing.F) {
+	for _, id := range []string{`9007199254740993`, `-0`, `1e3`, `"\u00e9\""`, `1.0`, `[]`, `null`, `00`, ` 7 `} {
+		f.Add([]byte(id), uint8(0))
+	}
+	fx, err := buildFixture(nil)
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer fx.srv.Close()
+	se, err := fx.srv.newSession(context.Background())
+	if err != nil {
+		f.Fatal(err)
+	}
+	methods := []string{
+		`"method":"ping"`,
+		`"method":"no/such/method"`,
+		`"method":"tools/call","params":{"name":"nope"}`,
+		`"params":{}`,
+	}
+	f.Fuzz(func(t *testing.T, id []byte, method uint8) {
+		if !json.Valid(id) {
+			return // one JSON value, so the id cannot add members of its own
+		}
+		id = bytes.Trim(id, " \t\r\n")
+		rest := methods[int(method)%len(methods)]
+		noMethod := !strings.Contains(rest, `"method"`)
+		msg := []byte(`{"jsonrpc":"2.0","id":` + string(id) + `,` + rest + `}`)
+		env, err := parseEnvelope(msg)
+		if err != nil {
+			var invalid *invalidRequestError
+			if !errors.As(err, &invalid) {
+				t.Fatalf("%s: %v, want an invalid request", msg, err)
+			}
+			var want json.RawMessage
+			switch {
+			case noMethod && wireID(id):
+				want = id
+			case wireID(id):
+				t.Fatalf("valid id refused: %s: %v", msg, err)
+			}
+			if !bytes.Equal(invalid.ID, want) {
+				t.Fatalf("refusal of %s answers with id %q, want %q", msg, invalid.ID, want)
+			}
+			return
+		}
+		if noMethod || !wireID(env.ID) {
+			t.Fatalf("accepted: %s", msg)
+		}
+		resp, err := encodeMessage(fx.srv.dispatch(context.Background(), se, msg, env, nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m struct{ ID json.RawMessage }
+		if err := json.Unmarshal(resp, &m); err != nil || !bytes.Equal(m.ID, id) {
+			t.Fatalf("request %s answered %s", msg, resp)
+		}
+	})
+}
+
+// wireID is an independent reading of the ids MCP allows: a JSON string, or
+// a number written without fraction or exponent that a float64 can hold.
+func wireID(raw []byte) bool {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil || dec.More() {
+		return false
+	}
+	switch v := v.(type) {
+	case string:
+		return true
+	case json.Number:
+		if strings.ContainsAny(string(v), ".eE") {
+			return false
+		}
+		_, err := strconv.ParseFloat(string(v), 64)
+		return err == nil
+	}
+	return false
 }

@@ -93,6 +93,8 @@ type Server struct {
 
 	// sessions holds every live session by ID, for broadcasts and HTTP lookup.
 	sessions sync.Map
+	// inflight holds the running requests by session and id, for cancellation.
+	inflight sync.Map
 
 	closeOnce sync.Once
 	closed    chan struct{}

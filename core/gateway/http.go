@@ -120,7 +120,7 @@ func (t *httpTransport) initialize(w http.ResponseWriter, r *http.Request, body 
 	}
 	t.owned.Store(se.id, se)
 	resp := s.dispatch(r.Context(), se, body, env, &requestState{ctx: r.Context()})
-	if _, failed := resp.(mcp.JSONRPCError); failed {
+	if isErrorResponse(resp) {
 		t.drop(se)
 	} else {
 		w.Header().Set(headerSessionID, se.id)
@@ -289,7 +289,7 @@ func (p *postStream) finish(resp any, cancelled bool) {
 }
 
 func writeEvent(w io.Writer, msg any) error {
-	b, err := json.Marshal(msg)
+	b, err := encodeMessage(msg)
 	if err != nil {
 		return fmt.Errorf("encode event: %w", err)
 	}
@@ -298,7 +298,7 @@ func writeEvent(w io.Writer, msg any) error {
 }
 
 func writeJSON(w http.ResponseWriter, status int, msg any) {
-	b, err := json.Marshal(msg)
+	b, err := encodeMessage(msg)
 	if err != nil {
 		http.Error(w, fmt.Sprintf("encode response: %v", err), http.StatusInternalServerError)
 		return

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -173,7 +172,7 @@ func (lw *lineWriter) failure() error {
 }
 
 func (lw *lineWriter) send(msg any) error {
-	b, err := json.Marshal(msg)
+	b, err := encodeMessage(msg)
 	if err != nil {
 		return fmt.Errorf("encode message: %w", err)
 	}

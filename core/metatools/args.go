@@ -1,6 +1,8 @@
 package metatools
 
 import (
+	"encoding/json"
+	"fmt"
 	"reflect"
 	"sort"
 	"strings"
@@ -63,4 +65,54 @@ func page(tool string, limit, offset *int, def, n int) (lo, hi int, err error) {
 	}
 	lo = min(o, n)
 	return lo, min(lo+l, n), nil
+}
+
+// typeProblem says, in JSON's words rather than Go's, what an argument of the
+// wrong type should have been and what it was.
+func typeProblem(te *json.UnmarshalTypeError) string {
+	kind, literal, _ := strings.Cut(te.Value, " ")
+	want := te.Type.Kind()
+	if kind == "number" && literal != "" {
+		switch {
+		case isIntKind(want) && strings.ContainsAny(literal, ".eE"):
+			return fmt.Sprintf("expected an integer, got %s", literal)
+		case isIntKind(want) || want == reflect.Float32 || want == reflect.Float64:
+			return fmt.Sprintf("%s is out of range", literal)
+		}
+	}
+	return fmt.Sprintf("expected %s, got %s", kindName(want), valueName(kind))
+}
+
+func isIntKind(k reflect.Kind) bool {
+	return reflect.Int <= k && k <= reflect.Uint64
+}
+
+// kindName names the JSON type a Go kind decodes from.
+func kindName(k reflect.Kind) string {
+	switch {
+	case isIntKind(k):
+		return "an integer"
+	case k == reflect.Float32 || k == reflect.Float64:
+		return "a number"
+	case k == reflect.String:
+		return "a string"
+	case k == reflect.Bool:
+		return "true or false"
+	case k == reflect.Map || k == reflect.Struct:
+		return "an object"
+	case k == reflect.Slice || k == reflect.Array:
+		return "an array"
+	}
+	return k.String()
+}
+
+// valueName names encoding/json's kind of a value ("string", "bool", …).
+func valueName(kind string) string {
+	switch kind {
+	case "bool":
+		return "a boolean"
+	case "object", "array":
+		return "an " + kind
+	}
+	return "a " + kind
 }

@@ -41,6 +41,14 @@ func (h *Handlers) runCall(ctx context.Context, raw json.RawMessage, events prot
 	if a := strings.TrimSpace(string(in.Arguments)); a != "" && a != "null" && a[0] != '{' {
 		return nil, &ArgumentError{Tool: "call_tool", Argument: "arguments", Problem: "must be an object of the tool's arguments"}
 	}
+	var asked time.Duration
+	if in.TimeoutSeconds != nil {
+		d, err := h.askedTimeout(*in.TimeoutSeconds)
+		if err != nil {
+			return nil, err
+		}
+		asked = d
+	}
 	if core, ok := h.core[in.Name]; ok {
 		rec.Tool = in.Name
 		return core.Handle(ctx, in.Arguments, events)
@@ -70,11 +78,8 @@ func (h *Handlers) runCall(ctx context.Context, raw json.RawMessage, events prot
 	}
 
 	timeout := h.CallTimeout(t.Plugin)
-	if in.TimeoutSeconds != nil {
-		if *in.TimeoutSeconds <= 0 {
-			return nil, &ArgumentError{Tool: "call_tool", Argument: "timeout_seconds", Problem: "must be positive"}
-		}
-		timeout = time.Duration(*in.TimeoutSeconds * float64(time.Second))
+	if asked > 0 {
+		timeout = asked
 	}
 	callCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -110,6 +115,37 @@ func (h *Handlers) toolOfFailedPlugin(name string) (*protov1.Result, bool) {
 	}
 	return errorResult("cannot call %s: plugin %q failed to start, so its tools are unknown: %s\n(fix it, then call core_plugin_restart with {\"name\": %q})",
 		name, plugin, st.LastError, plugin), true
+}
+
+// DefaultMaxCallTimeout bounds timeout_seconds when Handlers.MaxCallTimeout is 0.
+const DefaultMaxCallTimeout = time.Hour
+
+// minCallTimeout is the shortest deadline timeout_seconds may ask for: a
+// shorter one would end the call before it reached the plugin.
+const minCallTimeout = time.Millisecond
+
+// askedTimeout turns call_tool's timeout_seconds into a deadline within the
+// allowed range, comparing in seconds first: a large value times 1e9 does
+// not fit a time.Duration and would wrap to a negative one.
+func (h *Handlers) askedTimeout(seconds float64) (time.Duration, error) {
+	limit := h.maxCallTimeout()
+	if seconds < minCallTimeout.Seconds() || seconds > limit.Seconds() {
+		return 0, &ArgumentError{Tool: "call_tool", Argument: "timeout_seconds", Problem: fmt.Sprintf(
+			"must be from %g to %g seconds (the gateway's max_call_timeout is %s); got %g",
+			minCallTimeout.Seconds(), limit.Seconds(), limit, seconds)}
+	}
+	d := time.Duration(seconds * float64(time.Second))
+	if d <= 0 || d > limit {
+		d = limit // rounding at the top of the range
+	}
+	return d, nil
+}
+
+func (h *Handlers) maxCallTimeout() time.Duration {
+	if h.MaxCallTimeout > 0 {
+		return h.MaxCallTimeout
+	}
+	return DefaultMaxCallTimeout
 }
 
 // callFailure explains a call that got no answer from its plugin.

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -35,7 +36,10 @@ type Handlers struct {
 	// CallTimeout is the deadline of a call to the plugin, unless the call
 	// itself asks for another.
 	CallTimeout func(plugin string) time.Duration
-	Logger      hclog.Logger
+	// MaxCallTimeout bounds the deadline a call may ask for with
+	// timeout_seconds (DefaultMaxCallTimeout when 0).
+	MaxCallTimeout time.Duration
+	Logger         hclog.Logger
 	// Observer, when set, hears of every call_tool and how it ended.
 	Observer CallObserver
 
@@ -91,28 +95,13 @@ func decode(tool string, raw json.RawMessage, into any) error {
 		}
 	}
 	if err := json.Unmarshal(raw, into); err != nil {
-		if te, ok := err.(*json.UnmarshalTypeError); ok {
-			return &ArgumentError{Tool: tool, Argument: te.Field, Problem: fmt.Sprintf("expected %s, got %s", jsonKind(te.Type.Kind().String()), te.Value)}
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return &ArgumentError{Tool: tool, Argument: te.Field, Problem: typeProblem(te)}
 		}
 		return &ArgumentError{Tool: tool, Problem: err.Error()}
 	}
 	return nil
-}
-
-func jsonKind(goKind string) string {
-	switch goKind {
-	case "int", "int64", "float64":
-		return "a number"
-	case "string":
-		return "a string"
-	case "bool":
-		return "true or false"
-	case "map", "struct":
-		return "an object"
-	case "slice":
-		return "an array"
-	}
-	return goKind
 }
 
 // summary is the first sentence of a description, at most 120 characters.

@@ -51,6 +51,7 @@ func gateway(t *testing.T) map[string]Tool {
 		time.Sleep(10 * time.Millisecond)
 	}
 	h := New(cat, mgr, func(string) time.Duration { return 5 * time.Second }, hclog.NewNullLogger())
+	h.MaxCallTimeout = time.Minute
 	tools := map[string]Tool{}
 	for _, tl := range h.Tools() {
 		tools[tl.Name] = tl
@@ -95,6 +96,10 @@ func TestToolsAreTheElevenMetaTools(t *testing.T) {
 	}
 }
 
+// timeoutRange is how call_tool states the timeout_seconds it accepts with
+// the gateway's max_call_timeout at one minute.
+const timeoutRange = `call_tool: argument "timeout_seconds": must be from 0.001 to 60 seconds (the gateway's max_call_timeout is 1m0s); `
+
 func TestArgumentErrorsNameTheArgument(t *testing.T) {
 	tools := gateway(t)
 	tests := []struct{ tool, args, want string }{
@@ -103,13 +108,24 @@ func TestArgumentErrorsNameTheArgument(t *testing.T) {
 		{"list_tools", `{"offset":-1}`, `argument "offset": must not be negative`},
 		{"list_tools", `{"limt":3}`, `argument "limt": unknown argument; it takes limit, offset, plugin`},
 		{"list_tools", `{"plugin":"nope"}`, `no plugin named "nope"; plugins: hello`},
-		{"filter_tools", `{"limit":"five"}`, `argument "limit": expected a number, got string`},
+		{"filter_tools", `{"limit":"five"}`, `argument "limit": expected an integer, got a string`},
+		{"list_tools", `{"limit":1.5}`, `list_tools: argument "limit": expected an integer, got 1.5`},
+		{"list_tools", `{"offset":100000000000000000000}`, `argument "offset": 100000000000000000000 is out of range`},
+		{"list_tools", `{"plugin":true}`, `argument "plugin": expected a string, got a boolean`},
+		{"call_tool", `{"name":["x"]}`, `argument "name": expected a string, got an array`},
 		{"filter_tools", `{"pattern":"[x"}`, `argument "pattern": bad tool name pattern "[x"`},
 		{"filter_tools", `[1,2]`, `arguments must be a JSON object`},
 		{"describe_tool", `{}`, `argument "name": is required`},
 		{"call_tool", `{"arguments":{}}`, `argument "name": is required`},
 		{"call_tool", `{"name":"x_hello_echo","arguments":"hi"}`, `argument "arguments": must be an object`},
-		{"call_tool", `{"name":"x_hello_echo","arguments":{"text":"a"},"timeout_seconds":-1}`, `"timeout_seconds": must be positive`},
+		{"call_tool", `{"name":"x_hello_echo","arguments":{"text":"a"},"timeout_seconds":-1}`, timeoutRange + "got -1"},
+		{"call_tool", `{"name":"x_hello_echo","arguments":{"text":"a"},"timeout_seconds":0}`, timeoutRange + "got 0"},
+		{"call_tool", `{"name":"x_hello_echo","arguments":{"text":"a"},"timeout_seconds":1e-12}`, timeoutRange + "got 1e-12"},
+		{"call_tool", `{"name":"x_hello_echo","arguments":{"text":"a"},"timeout_seconds":60.5}`, timeoutRange + "got 60.5"},
+		{"call_tool", `{"name":"x_hello_echo","arguments":{"text":"a"},"timeout_seconds":1e300}`, timeoutRange + "got 1e+300"},
+		{"call_tool", `{"name":"x_hello_echo","arguments":{"text":"a"},"timeout_seconds":-1e300}`, timeoutRange + "got -1e+300"},
+		{"call_tool", `{"name":"x_hello_echo","arguments":{"text":"a"},"timeout_seconds":1e400}`, `argument "timeout_seconds": 1e400 is out of range`},
+		{"call_tool", `{"name":"x_hello_echo","arguments":{"text":"a"},"timeout_seconds":"5"}`, `argument "timeout_seconds": expected a number, got a string`},
 		{"call_tool", `{"name":"core_plugin_get","arguments":{"name":"zz"}}`, `no plugin named "zz"`},
 	}
 	for _, tt := range tests {

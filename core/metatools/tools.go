@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 
 	"github.com/toolgate/toolgate/sdk/protov1"
 )
@@ -23,7 +24,7 @@ func (h *Handlers) Tools() []Tool {
 			InputSchema: schema(`"name":{"type":"string","description":"Tool name, e.g. x_everything_echo."}`, "name"),
 			Annotations: readOnly, Handle: h.describeTool},
 		{Name: "call_tool", Description: "Run a tool by name with its arguments and return its result as the tool gave it. Arguments are checked against the tool's schema first.",
-			InputSchema: schema(`"name":{"type":"string","description":"Tool name from filter_tools or list_tools (x_* plugin tools or core_* tools)."},"arguments":{"type":"object","description":"The tool's arguments, as describe_tool shows them."},"timeout_seconds":{"type":"number","exclusiveMinimum":0,"description":"Deadline for this call instead of the plugin's default."}`, "name"),
+			InputSchema: schema(`"name":{"type":"string","description":"Tool name from filter_tools or list_tools (x_* plugin tools or core_* tools)."},"arguments":{"type":"object","description":"The tool's arguments, as describe_tool shows them."},`+fmt.Sprintf(`"timeout_seconds":{"type":"number","minimum":%g,"maximum":%g,"description":"Deadline for this call instead of the plugin's default."}`, minCallTimeout.Seconds(), h.maxCallTimeout().Seconds()), "name"),
 			Annotations: protov1.Annotations{OpenWorld: truth(true)}, Handle: h.callTool},
 		{Name: "list_core_tools", Description: "List the gateway's own core_* tools (plugin status, start, stop, restart, events), called through call_tool.",
 			InputSchema: schema(`"include_schema":{"type":"boolean","default":false}`),

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -47,7 +48,10 @@ func (e *RPCError) Unwrap() error {
 }
 
 func rpcError(method string, d *mcp.JSONRPCErrorDetails) *RPCError {
-	e := &RPCError{Method: method, Code: d.Code, Message: d.Message}
+	// Servers built on the TypeScript SDK send their McpError's text, which
+	// already starts with the code; Error adds it again.
+	msg := strings.TrimPrefix(d.Message, fmt.Sprintf("MCP error %d: ", d.Code))
+	e := &RPCError{Method: method, Code: d.Code, Message: msg}
 	if d.Data != nil {
 		e.Data, _ = json.Marshal(d.Data)
 	}

@@ -244,8 +244,10 @@ func testEverythingResources(t *testing.T, h *harness) {
 	if err != nil || len(blob) != 1 || !blob[0].IsBlob() || !bytes.HasPrefix(blob[0].Blob, []byte("Resource 1:")) {
 		t.Errorf("blob resource = %+v, %v", blob, err)
 	}
-	if _, err := h.host.ReadResource(ctx, "demo://no/such/thing"); err == nil {
-		t.Error("reading an unknown resource succeeded")
+	// server-everything's own messages start "MCP error -32602: "; the
+	// error says so once, not twice.
+	if _, err := h.host.ReadResource(ctx, "demo://no/such/thing"); err == nil || strings.Count(err.Error(), "MCP error -32602") != 1 {
+		t.Errorf("unknown resource: %v; want the server's error with its code once", err)
 	}
 }
 
@@ -267,8 +269,8 @@ func testEverythingPrompts(t *testing.T, h *harness) {
 	if i < 0 || res.Messages[i].Content.Resource.URI != "demo://resource/dynamic/text/1" {
 		t.Errorf("resource-prompt = %+v", res)
 	}
-	if _, err := h.host.GetPrompt(ctx, "no-such-prompt", nil); err == nil {
-		t.Error("an unknown prompt rendered")
+	if _, err := h.host.GetPrompt(ctx, "no-such-prompt", nil); err == nil || strings.Count(err.Error(), "MCP error -32602") != 1 {
+		t.Errorf("unknown prompt: %v; want the server's error with its code once", err)
 	}
 }
 

@@ -1,0 +1,190 @@
+package gateway
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// envelope is the part of an incoming JSON-RPC message that decides how a
+// transport handles it. parseEnvelope checks it, so a transport only sees
+// requests with a string or integer id, notifications and responses.
+type envelope struct {
+	// ID is the id exactly as the client wrote it; answers carry these bytes.
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
+	// Result and Error only mark a response; their contents are never needed.
+	Result given `json:"result"`
+	Error  given `json:"error"`
+}
+
+// given records that a member was present, null included, without keeping
+// its value.
+type given bool
+
+func (g *given) UnmarshalJSON([]byte) error {
+	*g = true
+	return nil
+}
+
+// isRequest: a method and an id.
+func (e *envelope) isRequest() bool { return e.Method != "" && present(e.ID) }
+
+// isNotification: a method and no id. A notification's null id is tolerated,
+// as mcp-go does; a request's is refused by parseEnvelope.
+func (e *envelope) isNotification() bool { return e.Method != "" && !present(e.ID) }
+
+// callParams is what the transports need of tools/call's params.
+type callParams struct {
+	Name string `json:"name"`
+	Meta struct {
+		ProgressToken json.RawMessage `json:"progressToken"`
+	} `json:"_meta"`
+}
+
+func (e *envelope) callParams() callParams {
+	var p callParams
+	if e.Method == string(mcp.MethodToolsCall) {
+		_ = json.Unmarshal(e.Params, &p) // a malformed params is mcp-go's to report
+	}
+	return p
+}
+
+// errBatch marks a JSON array: batches left MCP in 2025-06-18 and no client of
+// the versions served here sends them.
+var errBatch = errors.New("JSON-RPC batches are not supported")
+
+// invalidRequestError is JSON that is no request, notification or response
+// JSON-RPC 2.0 and MCP allow (code -32600).
+type invalidRequestError struct {
+	// ID is what the answer carries: the message's own id when it is a valid
+	// one, else nothing (written as null).
+	ID      json.RawMessage
+	Problem string
+}
+
+func (e *invalidRequestError) Error() string { return "invalid request: " + e.Problem }
+
+// parseEnvelope reads one message. It fails with errBatch, a JSON syntax
+// error, or an *invalidRequestError.
+func parseEnvelope(msg []byte) (*envelope, error) {
+	t := bytes.TrimSpace(msg)
+	if len(t) > 0 && t[0] == '[' {
+		return nil, errBatch
+	}
+	var env envelope
+	if err := json.Unmarshal(t, &env); err != nil {
+		var te *json.UnmarshalTypeError
+		if !errors.As(err, &te) {
+			return nil, err
+		}
+		if te.Field == "" {
+			return nil, &invalidRequestError{Problem: "a message must be a JSON object, not " + jsonValueName(te.Value)}
+		}
+		return nil, env.refuse(fmt.Sprintf("%q must be a %s, not %s", te.Field, te.Type.Kind(), jsonValueName(te.Value)))
+	}
+	if err := env.check(); err != nil {
+		return nil, err
+	}
+	return &env, nil
+}
+
+// check refuses, before any handler sees it, a message mcp-go would drop
+// without an answer (the client then waits forever) or answer with an id
+// other than the one sent.
+func (e *envelope) check() error {
+	switch {
+	case e.Method == "" && (bool(e.Result) || bool(e.Error)):
+		return nil // a client's answer to a server request
+	case e.Method == "":
+		return e.refuse("no method: a request or notification needs one, a response a result or an error")
+	case bool(e.Result) || bool(e.Error):
+		return e.refuse("both a method and a result or error: a message is a request or a response")
+	case len(e.ID) == 0:
+		return nil // a notification
+	case !present(e.ID) && strings.HasPrefix(e.Method, "notifications/"):
+		return nil // a notification with a null id, tolerated as mcp-go does
+	}
+	if p := idProblem(e.ID); p != "" {
+		return &invalidRequestError{Problem: p}
+	}
+	return nil
+}
+
+// refuse answers with the message's id when that id is a valid one, so the
+// client waiting on it hears why.
+func (e *envelope) refuse(problem string) *invalidRequestError {
+	err := &invalidRequestError{Problem: problem}
+	if present(e.ID) && idProblem(e.ID) == "" {
+		err.ID = e.ID
+	}
+	return err
+}
+
+// idProblem says why raw cannot be a request id, or "" when it can. MCP
+// allows strings and integers. mcp-go decodes an integer into a float64, so
+// one beyond float64's range would be a parse error there; within it, the
+// precision lost is restored by answering with raw.
+func idProblem(raw json.RawMessage) string {
+	switch {
+	case len(raw) > 0 && raw[0] == '"':
+		return ""
+	case isInteger(raw):
+		if _, err := strconv.ParseFloat(string(raw), 64); err != nil {
+			return fmt.Sprintf("id is out of range: an integer of %d digits", len(strings.TrimPrefix(string(raw), "-")))
+		}
+		return ""
+	}
+	return "id must be a string or an integer, not " + jsonLiteralName(raw)
+}
+
+// isInteger: JSON number syntax without fraction or exponent.
+func isInteger(raw []byte) bool {
+	digits := bytes.TrimPrefix(raw, []byte("-"))
+	if len(digits) == 0 || (digits[0] == '0' && len(digits) > 1) {
+		return false
+	}
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// jsonLiteralName names a JSON value for an error message: its kind for
+// objects and arrays, else the value itself, shortened.
+func jsonLiteralName(raw []byte) string {
+	switch {
+	case len(raw) == 0:
+		return "empty"
+	case raw[0] == '{':
+		return "an object"
+	case raw[0] == '[':
+		return "an array"
+	case len(raw) > 32:
+		return string(raw[:32]) + "…"
+	}
+	return string(raw)
+}
+
+// jsonValueName turns encoding/json's name of a value ("number", "number
+// 1.5", "object", "bool") into words for an error message.
+func jsonValueName(v string) string {
+	kind, literal, _ := strings.Cut(v, " ")
+	switch {
+	case literal != "":
+		return jsonLiteralName([]byte(literal))
+	case kind == "object" || kind == "array":
+		return "an " + kind
+	case kind == "bool":
+		return "a boolean"
+	}
+	return "a " + kind
+}
