@@ -1,10 +1,16 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/toolgate/toolgate/core/catalog"
+	"github.com/toolgate/toolgate/core/config"
+	"github.com/toolgate/toolgate/core/supervisor"
+	"github.com/toolgate/toolgate/sdk/protov1"
 )
 
 // config validate checks plugin settings before anything runs: the plugin is
@@ -43,4 +49,31 @@ plugin "gone" {
 	}
 	r = tg(t, []string{"XDG_STATE_HOME=" + dir}, "config", "validate", good)
 	wantExit(t, r, 0, []string{"ok (1 plugins)"}, nil)
+}
+
+// A plugin's config schema cached in its manifest is used as it is: the
+// plugin here would fail to start, so only the manifest can have answered.
+func TestConfigValidateUsesTheCachedManifest(t *testing.T) {
+	dir := t.TempDir()
+	exe := filepath.Join(dir, "cached-plugin")
+	if err := os.WriteFile(exe, []byte("#!/bin/sh\nexit 3\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "toolgate.hcl")
+	state := filepath.Join(dir, "state")
+	src := fmt.Sprintf("gateway {\n  state_dir = %q\n}\n\nplugin \"cached\" {\n  path = %q\n  config {\n    ulr = \"http://x\"\n  }\n}\n", state, exe)
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Parse([]byte(src), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &catalog.Manifest{Info: protov1.Info{Name: "cached", ProtocolMinor: 1, ConfigSchema: json.RawMessage(
+		`{"type":"object","properties":{"url":{"type":"string"}},"additionalProperties":false}`)}}
+	if err := (catalog.ManifestStore{Dir: state}).Save(supervisor.ManifestKey(specs(cfg, "unused")[0]), m); err != nil {
+		t.Fatal(err)
+	}
+	r := tg(t, nil, "config", "validate", path)
+	wantExit(t, r, 1, nil, []string{path + `:8:11: plugin "cached": config.ulr: unknown setting; did you mean "url"?`})
 }
