@@ -28,10 +28,13 @@ var builtins = map[string]func(){
 }
 
 func pluginCmd() *cobra.Command {
-	c := &cobra.Command{Use: "plugin", Hidden: true, Short: "Serve a built-in plugin (started by the gateway)"}
+	c := &cobra.Command{Use: "plugin", Short: "Write a new plugin"}
+	c.AddCommand(pluginInitCmd())
 	c.AddCommand(&cobra.Command{
-		Use:  "serve TYPE",
-		Args: cobra.ExactArgs(1),
+		Use:    "serve TYPE",
+		Short:  "Serve a built-in plugin (started by the gateway)",
+		Hidden: true,
+		Args:   cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			serve, ok := builtins[args[0]]
 			if !ok {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/toolgate/toolgate/core/search"
 	"github.com/toolgate/toolgate/sdk/protov1"
+	"github.com/toolgate/toolgate/sdk/schema"
 )
 
 // Tool is one plugin tool under its exposed name.
@@ -20,7 +21,7 @@ type Tool struct {
 	Def    protov1.Tool
 
 	schemaOnce sync.Once
-	schema     *validator
+	schema     *schema.Schema
 	schemaErr  error
 }
 

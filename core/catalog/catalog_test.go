@@ -1,14 +1,20 @@
 package catalog
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/toolgate/toolgate/core/search"
+	"github.com/toolgate/toolgate/sdk/plugin"
+	"github.com/toolgate/toolgate/sdk/plugintest"
 	"github.com/toolgate/toolgate/sdk/protov1"
+	"github.com/toolgate/toolgate/sdk/schema"
 )
 
 var mcpName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
@@ -127,6 +133,7 @@ func TestRouteResource(t *testing.T) {
 }
 
 func TestValidateArguments(t *testing.T) {
+	closed := protov1.Tool{Name: "closed", InputSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}},"additionalProperties":false}`)}
 	draft7 := protov1.Tool{Name: "d7", InputSchema: json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"n":{"type":"integer","minimum":1}},"required":["n"]}`)}
 	tests := []struct {
 		def  protov1.Tool
@@ -140,6 +147,7 @@ func TestValidateArguments(t *testing.T) {
 		{tool("read", ""), `{"path":`, []string{"not valid JSON"}},
 		{draft7, `{"n":0}`, []string{"at /n: minimum: got 0, want 1"}},
 		{draft7, `{"n":2}`, nil},
+		{closed, `{"paht":"/tmp"}`, []string{`at /paht: unknown argument; did you mean "path"?`}},
 	}
 	for _, tt := range tests {
 		c := New()
@@ -171,6 +179,26 @@ func TestValidateArguments(t *testing.T) {
 	}
 }
 
+// A tool's schema may only refer within itself: the gateway must not read a
+// file (or fetch a URL) because a plugin's schema names it.
+func TestValidateArgumentsRefusesExternalReferences(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "defs.json")
+	if err := os.WriteFile(file, []byte(`{"type":"string"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := New()
+	c.Set("p", &Manifest{Tools: []protov1.Tool{{Name: "ref", InputSchema: json.RawMessage(
+		`{"type":"object","properties":{"a":{"$ref":"file://` + file + `"}}}`)}}})
+	tl, _ := c.Tool("x_p_ref")
+	err := tl.ValidateArguments(json.RawMessage(`{"a":"x"}`))
+	if !errors.Is(err, schema.ErrExternalRef) {
+		t.Fatalf("err = %v, want schema.ErrExternalRef", err)
+	}
+	if !strings.Contains(err.Error(), "x_p_ref") || !strings.Contains(err.Error(), "file://"+file) {
+		t.Errorf("error does not name the tool and the reference: %v", err)
+	}
+}
+
 func TestManifestStore(t *testing.T) {
 	s := ManifestStore{Dir: t.TempDir()}
 	key := ManifestKey("p", []byte(`{"a":1}`), "/bin/sh")
@@ -187,5 +215,46 @@ func TestManifestStore(t *testing.T) {
 	got, err := s.Load(key)
 	if err != nil || got.Info.Name != "p" || len(got.Tools) != 1 || got.Tools[0].Name != "read" {
 		t.Fatalf("round trip: %+v %v", got, err)
+	}
+}
+
+// plugintest refuses what the gateway refuses, in the same words: a plugin's
+// tests see exactly the answer its users will.
+func TestPlugintestRefusesAsTheGatewayDoes(t *testing.T) {
+	type args struct {
+		Name string `json:"name"`
+	}
+	p := &plugin.Plugin{Name: "hello", Tools: []plugin.Tool{
+		plugin.NewTool("greet", "Greet.", func(context.Context, *plugin.Call, args) (*plugin.Result, error) {
+			return plugin.Text("hi"), nil
+		}),
+	}}
+	c := New()
+	c.Set("hello", &Manifest{Tools: []protov1.Tool{p.Tools[0].Def}})
+	tl, _ := c.Tool("x_hello_greet")
+	b := plugintest.ServePlugin(t, p)
+	for _, in := range []string{`{}`, `{"name":1}`, `{"name":"a","nme":"b"}`} {
+		gw := tl.ValidateArguments(json.RawMessage(in))
+		var ae *ArgumentError
+		if !errors.As(gw, &ae) {
+			t.Fatalf("%s: gateway err = %v, want ArgumentError", in, gw)
+		}
+		res, err := b.CallTool(context.Background(), &protov1.CallRequest{Name: "greet", Arguments: json.RawMessage(in)}, &plugintest.Events{})
+		if err != nil || !res.IsError {
+			t.Fatalf("%s: plugintest answered %+v, %v; want an error result", in, res, err)
+		}
+		want := strings.Join(ae.Problems, "; ")
+		if got := res.Content[0].Text; got != "invalid arguments for greet: "+want {
+			t.Errorf("%s: plugintest says %q, the gateway %q", in, got, want)
+		}
+	}
+}
+
+func TestPluginOf(t *testing.T) {
+	for name, want := range map[string]string{"x_hello_greet": "hello", "x_my-prom_query_range": "my-prom", "x_k8s_": "k8s", "core_plugin_list": "", "x_": "", "x_nounderscore": ""} {
+		got, ok := PluginOf(name)
+		if got != want || ok != (want != "") {
+			t.Errorf("PluginOf(%q) = %q, %v; want %q", name, got, ok, want)
+		}
 	}
 }

@@ -45,3 +45,18 @@ func shortHash(s string) string {
 	sum := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(sum[:4])
 }
+
+// PluginOf returns the plugin an exposed name belongs to, read from its
+// x_<plugin>_ prefix, so a name can be traced to its plugin even when the
+// plugin never listed its tools.
+func PluginOf(id string) (string, bool) {
+	rest, ok := strings.CutPrefix(id, "x_")
+	if !ok {
+		return "", false
+	}
+	plugin, _, ok := strings.Cut(rest, "_")
+	if !ok || plugin == "" {
+		return "", false
+	}
+	return plugin, true
+}

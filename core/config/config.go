@@ -96,6 +96,7 @@ type Plugin struct {
 	Disabled    bool
 	Config      json.RawMessage // the `config {}` block as a JSON object ("{}" when absent)
 	DeclRange   hcl.Range       // the `plugin "name"` block header
+	PathRange   hcl.Range       // the value of path, when set
 	// FieldRange maps a path into Config to where it was written, so a field error the
 	// plugin returns is reported at file:line:col. Paths are dotted ("url", "args.1",
 	// "headers.X-Id") or JSON pointers ("/headers/X-Id"); an unknown path falls back to

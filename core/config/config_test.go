@@ -84,7 +84,7 @@ func TestLoadFull(t *testing.T) {
 		Config:      json.RawMessage("{}"),
 	}
 	got := *hello
-	got.DeclRange, got.FieldRange = hcl.Range{}, nil
+	got.DeclRange, got.PathRange, got.FieldRange = hcl.Range{}, hcl.Range{}, nil
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("hello =\n%+v\nwant\n%+v", got, want)
 	}

@@ -317,6 +317,7 @@ func (d *decoder) plugin(s *pluginSpec) Plugin {
 		Labels:    s.Labels,
 		Disabled:  s.Disabled,
 		DeclRange: s.DefRange,
+		PathRange: s.PathRange,
 	}
 	if s.Type != nil {
 		p.Type = *s.Type

@@ -55,6 +55,10 @@ func (h *Handlers) runCall(ctx context.Context, raw json.RawMessage, events prot
 	}
 	t, ok := h.Catalog.Tool(in.Name)
 	if !ok {
+		if res, ok := h.toolOfFailedPlugin(in.Name); ok {
+			rec.Outcome = OutcomeUnavailable
+			return res, nil
+		}
 		rec.Outcome = OutcomeUnknownTool
 		return h.unknownTool(in.Name), nil
 	}
@@ -91,6 +95,26 @@ func (h *Handlers) runCall(ctx context.Context, raw json.RawMessage, events prot
 	}
 	res, rec.Outcome = h.callFailure(ctx, callCtx, t, timeout, err)
 	return res, nil
+}
+
+// toolOfFailedPlugin answers a name the catalog lacks because its plugin
+// failed before it could list its tools: the plugin and why it failed say
+// more than "unknown tool".
+func (h *Handlers) toolOfFailedPlugin(name string) (*protov1.Result, bool) {
+	plugin, ok := catalog.PluginOf(name)
+	if !ok || h.Catalog.Known(plugin) {
+		return nil, false
+	}
+	sup, ok := h.Plugins.Get(plugin)
+	if !ok {
+		return nil, false
+	}
+	st := sup.Status()
+	if (st.State != supervisor.Failed && st.State != supervisor.Restarting) || st.LastError == "" {
+		return nil, false
+	}
+	return errorResult("cannot call %s: plugin %q failed to start, so its tools are unknown: %s\n(fix it, then call core_plugin_restart with {\"name\": %q})",
+		name, plugin, st.LastError, plugin), true
 }
 
 // DefaultMaxCallTimeout bounds timeout_seconds when Handlers.MaxCallTimeout is 0.

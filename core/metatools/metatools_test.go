@@ -331,3 +331,37 @@ func FuzzDecodeArguments(f *testing.F) {
 		}
 	})
 }
+
+// A plugin that failed to configure never listed its tools; a call to one of
+// them says so and why, not "unknown tool".
+func TestCallToFailedPluginSaysWhy(t *testing.T) {
+	cat := catalog.New()
+	mgr := supervisor.NewManager([]supervisor.Spec{{Name: "hello", Path: helloPlugin, AutoStart: true, Config: json.RawMessage(`{"greeting":"hi"}`)}},
+		supervisor.ManagerOptions{Catalog: cat, Logger: hclog.NewNullLogger()})
+	ctx, cancel := context.WithCancel(context.Background())
+	mgr.Run(ctx)
+	t.Cleanup(func() { cancel(); mgr.Wait() })
+	sup, _ := mgr.Get("hello")
+	deadline := time.Now().Add(10 * time.Second)
+	for sup.Status().State != supervisor.Failed {
+		if time.Now().After(deadline) {
+			t.Fatalf("plugin did not fail on its config; state %s", sup.Status().State)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	h := New(cat, mgr, func(string) time.Duration { return 5 * time.Second }, hclog.NewNullLogger())
+	tools := map[string]Tool{}
+	for _, tl := range h.Tools() {
+		tools[tl.Name] = tl
+	}
+	res, _ := invoke(t, tools, "call_tool", `{"name":"x_hello_greet","arguments":{"name":"Ada"}}`)
+	got := text(res)
+	for _, want := range []string{`plugin "hello" failed to start`, "greeting", "this plugin takes no configuration", "core_plugin_restart"} {
+		if !res.IsError || !strings.Contains(got, want) {
+			t.Errorf("answer lacks %q: %s", want, got)
+		}
+	}
+	if strings.Contains(got, "unknown tool") {
+		t.Errorf("answer still reads unknown tool: %s", got)
+	}
+}

@@ -185,3 +185,7 @@ func manifestKey(spec Spec) string {
 	}{spec.Config, spec.Args, env})
 	return catalog.ManifestKey(spec.Name, setup, spec.Path)
 }
+
+// ManifestKey is the key a plugin's manifest is stored under, for readers of
+// the store outside a running gateway (config validate).
+func ManifestKey(spec Spec) string { return manifestKey(spec) }

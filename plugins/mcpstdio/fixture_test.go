@@ -155,9 +155,10 @@ func testFixtureCancelReachesServer(t *testing.T, h *harness) {
 }
 
 func testFixtureBadArguments(t *testing.T, h *harness) {
-	// A handler's error reaches the model as a failed result.
+	// Arguments the tool's schema refuses come back as a failed result, from
+	// plugintest as from the gateway, before the server sees them.
 	res, err := h.callWith(t, &protov1.CallRequest{Name: "noise", Arguments: json.RawMessage(`[1,2]`)}, &plugintest.Events{})
-	if err != nil || !res.IsError || !strings.Contains(textOf(res), "must be a JSON object") {
+	if err != nil || !res.IsError || !strings.Contains(textOf(res), "at /: got array, want object") {
 		t.Errorf("call with array arguments = %+v, %v; want a failed result", res, err)
 	}
 }

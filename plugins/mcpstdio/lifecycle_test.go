@@ -37,7 +37,7 @@ func TestConfigErrors(t *testing.T) {
 		{"relative to cwd", map[string]any{"command": "./nope", "cwd": t.TempDir()},
 			map[string]string{"command": "no such file"}},
 		{"unknown setting", map[string]any{"command": "true", "comand": "x"}, map[string]string{"comand": `did you mean "command"`}},
-		{"wrong type", map[string]any{"command": "true", "args": "stdio"}, map[string]string{"args": "expected []string"}},
+		{"wrong type", map[string]any{"command": "true", "args": "stdio"}, map[string]string{"args": "expected a list, got a string"}},
 		{"every field at once", map[string]any{"init_timeout": "soon", "protocol_version": "2099-01-01",
 			"cwd": "/no/such/dir", "env": map[string]string{"A=B": "c"}},
 			map[string]string{"command": "is required", "init_timeout": "not a duration",

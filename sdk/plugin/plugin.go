@@ -48,9 +48,15 @@ type Plugin struct {
 	Resources []Resource
 	Prompts   []Prompt
 
-	// Configure receives the plugin's `config {}` block as JSON before any call.
-	// Return a *ConfigError (DecodeConfig does) so the operator is shown the line
-	// of the field at fault. Nil means the plugin takes no configuration.
+	// Config takes the plugin's `config {}` block as a struct (NewConfig) and
+	// describes it, so the gateway checks the operator's settings before the
+	// plugin runs.
+	Config *Config
+	// Configure receives the config block as raw JSON before any call, for a
+	// plugin whose settings no struct describes; the gateway then cannot check
+	// them ahead. Return a *ConfigError (DecodeConfig does) so the operator is
+	// shown the line of the field at fault. With neither Config nor Configure
+	// the plugin takes no configuration.
 	Configure func(ctx context.Context, config json.RawMessage) error
 }
 
@@ -107,6 +113,9 @@ func (c *Call) Log(level string, data any) {
 func (p *Plugin) validate() error {
 	if p.Name == "" {
 		return fmt.Errorf("plugin has no Name")
+	}
+	if p.Config != nil && p.Configure != nil {
+		return fmt.Errorf("plugin %q: set Config or Configure, not both", p.Name)
 	}
 	seen := map[string]bool{}
 	for i, t := range p.Tools {
@@ -170,14 +179,30 @@ func (b *backend) GetInfo(context.Context) (protov1.Info, error) {
 			Tools: len(b.p.Tools) > 0, Resources: len(b.p.Resources) > 0,
 			Prompts: len(b.p.Prompts) > 0, Progress: true,
 		},
+		ConfigSchema: b.configSchema(),
 	}, nil
 }
 
-func (b *backend) Configure(ctx context.Context, config json.RawMessage) error {
-	if b.p.Configure == nil {
-		return rejectConfig(config)
+// configSchema is what the plugin tells the gateway its config block looks
+// like; nil when only a raw Configure knows.
+func (b *backend) configSchema() json.RawMessage {
+	switch {
+	case b.p.Config != nil:
+		return b.p.Config.Schema
+	case b.p.Configure != nil:
+		return nil
 	}
-	return b.p.Configure(ctx, config)
+	return noConfigSchema
+}
+
+func (b *backend) Configure(ctx context.Context, config json.RawMessage) error {
+	switch {
+	case b.p.Config != nil:
+		return b.p.Config.Configure(ctx, config)
+	case b.p.Configure != nil:
+		return b.p.Configure(ctx, config)
+	}
+	return rejectConfig(config)
 }
 
 // rejectConfig refuses settings given to a plugin that takes none, rather than

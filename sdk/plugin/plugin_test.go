@@ -135,8 +135,8 @@ func TestBadArgumentsAndUnknownTool(t *testing.T) {
 		t.Errorf("bad args: res=%+v err=%v", res, err)
 	}
 	_, err = b.CallTool(context.Background(), &protov1.CallRequest{Name: "nope"}, nil)
-	if !errors.Is(err, protov1.ErrNotFound) {
-		t.Errorf("unknown tool: err = %v, want ErrNotFound", err)
+	if !errors.Is(err, protov1.ErrNotFound) || err.Error() != `tool "nope": not found` {
+		t.Errorf("unknown tool: err = %v, want ErrNotFound reading once `tool \"nope\": not found`", err)
 	}
 }
 
@@ -148,7 +148,7 @@ func TestConfigureReportsFieldPaths(t *testing.T) {
 	}{
 		{`{"url":"http://x","timeout":3}`, nil},
 		{`{"ulr":"http://x"}`, []protov1.FieldError{{Path: "ulr", Message: `unknown setting; did you mean "url"?`}}},
-		{`{"timeout":"soon"}`, []protov1.FieldError{{Path: "timeout", Message: "expected int, got string"}}},
+		{`{"timeout":"soon"}`, []protov1.FieldError{{Path: "timeout", Message: "expected an integer, got a string"}}},
 	}
 	for _, tt := range tests {
 		err := b.Configure(context.Background(), json.RawMessage(tt.config))

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -95,9 +96,18 @@ func structSchema(t reflect.Type, visiting map[reflect.Type]bool) (map[string]an
 	return out, nil
 }
 
-// addFields adds the fields of struct t to props, flattening embedded structs
-// without a json name the way encoding/json promotes their fields.
-func addFields(t reflect.Type, props map[string]any, required *[]string, visiting map[reflect.Type]bool) error {
+// field is one JSON member of a struct, with where it came from.
+type field struct {
+	sf        reflect.StructField
+	name      string
+	omitempty bool
+}
+
+// fieldsOf lists the JSON members of struct t, flattening embedded structs
+// without a json name the way encoding/json promotes their fields. Schemas,
+// defaults and the check for unknown names all read this one list.
+func fieldsOf(t reflect.Type) []field {
+	var out []field
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
 		if f.Anonymous && f.Tag.Get("json") == "" {
@@ -106,42 +116,126 @@ func addFields(t reflect.Type, props map[string]any, required *[]string, visitin
 				et = et.Elem()
 			}
 			if et.Kind() == reflect.Struct {
-				if err := addFields(et, props, required, visiting); err != nil {
-					return err
-				}
+				out = append(out, fieldsOf(et)...)
 				continue
 			}
 		}
 		if !f.IsExported() {
 			continue
 		}
-		name, omitempty, skip := jsonName(f)
-		if skip {
-			continue
+		if name, omitempty, skip := jsonName(f); !skip {
+			out = append(out, field{sf: f, name: name, omitempty: omitempty})
 		}
-		s, err := schemaFor(f.Type, visiting)
+	}
+	return out
+}
+
+// addFields adds the fields of struct t to props. A field is required unless
+// it is optional in JSON (omitempty, a pointer) or has a default.
+func addFields(t reflect.Type, props map[string]any, required *[]string, visiting map[reflect.Type]bool) error {
+	for _, f := range fieldsOf(t) {
+		s, err := schemaFor(f.sf.Type, visiting)
 		if err != nil {
-			return fmt.Errorf("field %s: %w", f.Name, err)
+			return fmt.Errorf("field %s: %w", f.sf.Name, err)
 		}
-		if d := f.Tag.Get("description"); d != "" {
+		if d := f.sf.Tag.Get("description"); d != "" {
 			s["description"] = d
 		}
-		if e := f.Tag.Get("enum"); e != "" {
-			s["enum"] = strings.Split(e, ",")
+		if e, ok := f.sf.Tag.Lookup("enum"); ok {
+			values, err := enumOf(f.sf.Type, e)
+			if err != nil {
+				return fmt.Errorf("field %s: %w", f.sf.Name, err)
+			}
+			if items, ok := s["items"].(map[string]any); ok && s["type"] == "array" {
+				items["enum"] = values
+			} else {
+				s["enum"] = values
+			}
 		}
-		if d, ok := f.Tag.Lookup("default"); ok {
-			var v any
-			if json.Unmarshal([]byte(d), &v) != nil {
-				v = d
+		_, hasDefault := f.sf.Tag.Lookup("default")
+		if hasDefault {
+			v, err := defaultOf(f.sf)
+			if err != nil {
+				return err
 			}
 			s["default"] = v
 		}
-		props[name] = s
-		if !omitempty && f.Type.Kind() != reflect.Pointer {
-			*required = append(*required, name)
+		props[f.name] = s
+		if !f.omitempty && !hasDefault && f.sf.Type.Kind() != reflect.Pointer {
+			*required = append(*required, f.name)
 		}
 	}
 	return nil
+}
+
+// enumOf reads an `enum:"a,b"` tag as values of the field's type (of its
+// elements, for a list), so an int field's enum holds numbers.
+func enumOf(t reflect.Type, tag string) ([]any, error) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) && t.Elem().Kind() != reflect.Uint8 {
+		t = t.Elem()
+	}
+	var out []any
+	for _, s := range strings.Split(tag, ",") {
+		v, err := tagValue(t, s)
+		if err != nil {
+			return nil, fmt.Errorf("enum value %q: %w", s, err)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// defaultOf reads a field's `default:"..."` tag as a value of its type.
+func defaultOf(f reflect.StructField) (any, error) {
+	v, err := tagValue(f.Type, f.Tag.Get("default"))
+	if err != nil {
+		return nil, fmt.Errorf("field %s: default %q: %w", f.Name, f.Tag.Get("default"), err)
+	}
+	return v, nil
+}
+
+// tagValue parses a tag's text as a JSON value of type t: a string field's
+// text as is, a number or bool by its Go syntax, anything else as JSON.
+func tagValue(t reflect.Type, s string) (any, error) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return s, nil
+	case reflect.Bool:
+		b, err := strconv.ParseBool(s)
+		if err != nil {
+			return nil, fmt.Errorf("not true or false")
+		}
+		return b, nil
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		n, err := strconv.ParseInt(s, 10, t.Bits())
+		if err != nil {
+			return nil, fmt.Errorf("not an integer of %s", t)
+		}
+		return n, nil
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		n, err := strconv.ParseUint(s, 10, t.Bits())
+		if err != nil {
+			return nil, fmt.Errorf("not an integer of %s", t)
+		}
+		return n, nil
+	case reflect.Float32, reflect.Float64:
+		f, err := strconv.ParseFloat(s, t.Bits())
+		if err != nil {
+			return nil, fmt.Errorf("not a number")
+		}
+		return f, nil
+	}
+	var v any
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		return nil, fmt.Errorf("not JSON of %s", t)
+	}
+	return v, nil
 }
 
 func jsonName(f reflect.StructField) (name string, omitempty, skip bool) {

@@ -25,6 +25,12 @@ func TestSchemaOf(t *testing.T) {
 		{"enum default", struct {
 			L string `json:"l,omitempty" enum:"en,fr" default:"en"`
 		}{}, `{"additionalProperties":false,"properties":{"l":{"default":"en","enum":["en","fr"],"type":"string"}},"type":"object"}`},
+		{"typed enum and default", struct {
+			N int     `json:"n" enum:"1,2" default:"2"`
+			B bool    `json:"b,omitempty" enum:"true"`
+			F float64 `json:"f,omitempty" default:"0.5"`
+			S []int   `json:"s,omitempty" enum:"7,8"`
+		}{}, `{"additionalProperties":false,"properties":{"b":{"enum":[true],"type":"boolean"},"f":{"default":0.5,"type":"number"},"n":{"default":2,"enum":[1,2],"type":"integer"},"s":{"items":{"enum":[7,8],"type":"integer"},"type":"array"}},"type":"object"}`},
 		{"nested", struct {
 			In   inner             `json:"in"`
 			List []inner           `json:"list,omitempty"`

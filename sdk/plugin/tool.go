@@ -1,10 +1,11 @@
 package plugin
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/toolgate/toolgate/sdk/protov1"
 )
@@ -56,8 +57,10 @@ func OutputSchemaOf(v any) ToolOption {
 
 // NewTool defines a tool whose arguments decode into A. The input schema is
 // derived from A: field names from `json` tags, `description:"..."` and
-// `enum:"a,b"` tags, fields without omitempty required. A is usually a struct;
-// use struct{} for a tool without arguments.
+// `enum:"a,b"` tags (values of the field's type), fields without omitempty or
+// a default required. A field the call leaves out holds its `default:"..."`
+// when the handler runs. A is usually a struct; use struct{} for a tool
+// without arguments.
 func NewTool[A any](name, description string, fn func(ctx context.Context, call *Call, args A) (*Result, error), opts ...ToolOption) Tool {
 	var zero A
 	def := protov1.Tool{Name: name, Description: description, InputSchema: mustSchema(zero)}
@@ -79,16 +82,27 @@ func NewRawTool(def protov1.Tool, fn func(ctx context.Context, call *Call) (*Res
 	return Tool{Def: def, Handler: fn}
 }
 
+// decodeArgs decodes a call's arguments into A, defaults first, and words
+// what is wrong in the arguments' terms.
 func decodeArgs(raw json.RawMessage, into any) error {
-	if len(bytes.TrimSpace(raw)) == 0 || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
-		raw = []byte("{}")
+	problems := decodeObject(raw, into)
+	if len(problems) == 0 {
+		return nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(into); err != nil {
-		return err
+	msgs := make([]string, len(problems))
+	for i, p := range problems {
+		switch {
+		case p.unknown && p.near != "":
+			msgs[i] = fmt.Sprintf("unknown argument %q; did you mean %q?", p.path, p.near)
+		case p.unknown:
+			msgs[i] = fmt.Sprintf("unknown argument %q", p.path)
+		case p.path == "":
+			msgs[i] = "arguments: " + p.message
+		default:
+			msgs[i] = fmt.Sprintf("argument %q: %s", p.path, p.message)
+		}
 	}
-	return nil
+	return errors.New(strings.Join(msgs, "; "))
 }
 
 func mustSchema(v any) json.RawMessage {

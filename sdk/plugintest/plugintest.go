@@ -1,9 +1,11 @@
 // Package plugintest runs a plugin in-process over the real gRPC path, so a
-// plugin author's tests exercise exactly what the gateway will: conversion,
-// streaming, error mapping and panic recovery.
+// plugin author's tests exercise exactly what the gateway will: argument
+// validation against the tool's schema, conversion, streaming, error mapping
+// and panic recovery.
 package plugintest
 
 import (
+	"context"
 	"sync"
 	"testing"
 
@@ -13,10 +15,13 @@ import (
 	"github.com/toolgate/toolgate/sdk/internal/wire"
 	"github.com/toolgate/toolgate/sdk/plugin"
 	"github.com/toolgate/toolgate/sdk/protov1"
+	"github.com/toolgate/toolgate/sdk/schema"
 )
 
 // Serve serves b over gRPC in this process and returns the host's view of it.
-// Everything is torn down when the test ends.
+// Like the gateway, it checks a call's arguments against the tool's input
+// schema first and answers arguments that break it with an error result, so
+// the handler never sees them. Everything is torn down when the test ends.
 func Serve(t testing.TB, b protov1.Backend) protov1.Backend {
 	t.Helper()
 	server := &wire.Server{Backend: b, Logger: hclog.New(&hclog.LoggerOptions{Name: "plugintest", Output: hclog.DefaultOutput, Level: hclog.Warn})}
@@ -33,7 +38,38 @@ func Serve(t testing.TB, b protov1.Backend) protov1.Backend {
 	if err != nil {
 		t.Fatalf("dispense plugin: %v", err)
 	}
-	return raw.(*wire.Client)
+	return &checkedBackend{Backend: raw.(*wire.Client), t: t}
+}
+
+// checkedBackend validates arguments as the gateway's call_tool does, with
+// the same validator.
+type checkedBackend struct {
+	protov1.Backend
+	t testing.TB
+}
+
+func (c *checkedBackend) CallTool(ctx context.Context, req *protov1.CallRequest, events protov1.CallEvents) (*protov1.Result, error) {
+	// A plugin that cannot list its tools answers the call itself, as it
+	// would answer a host that asked without listing first.
+	tools, _ := c.Backend.ListTools(ctx)
+	for _, def := range tools {
+		if def.Name != req.Name {
+			continue
+		}
+		s, err := schema.Compile(def.InputSchema)
+		if err != nil {
+			c.t.Errorf("tool %s has an input schema that does not compile: %v", def.Name, err)
+			return errorResult("tool " + def.Name + " has an input schema that does not compile: " + err.Error()), nil
+		}
+		if err := s.ValidateArguments(def.Name, req.Arguments); err != nil {
+			return errorResult(err.Error()), nil
+		}
+	}
+	return c.Backend.CallTool(ctx, req, events)
+}
+
+func errorResult(text string) *protov1.Result {
+	return &protov1.Result{IsError: true, Content: []protov1.Content{{Kind: protov1.KindText, Text: text}}}
 }
 
 // ServePlugin serves a declarative plugin; see Serve.

@@ -4,7 +4,7 @@ import "encoding/json"
 
 // ProtocolMinor is the revision of protocol v1 this SDK speaks. Additive changes
 // bump it; a plugin built against an older minor simply lacks the newer parts.
-const ProtocolMinor = 0
+const ProtocolMinor = 1
 
 // Info names a plugin and says which optional parts of the protocol it serves.
 type Info struct {
@@ -12,6 +12,10 @@ type Info struct {
 	Version       string
 	ProtocolMinor uint32
 	Capabilities  Capabilities
+	// ConfigSchema is the JSON Schema of the plugin's config block, so the
+	// host can check settings before anything runs; nil when not described
+	// (always, before protocol minor 1).
+	ConfigSchema json.RawMessage
 }
 
 // Capabilities are the optional parts of the protocol a plugin serves.

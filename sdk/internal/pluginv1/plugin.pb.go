@@ -70,6 +70,10 @@ type GetInfoResponse struct {
 	// Minor revision of protocol v1 the plugin was built against.
 	ProtocolMinor uint32        `protobuf:"varint,3,opt,name=protocol_minor,json=protocolMinor,proto3" json:"protocol_minor,omitempty"`
 	Capabilities  *Capabilities `protobuf:"bytes,4,opt,name=capabilities,proto3" json:"capabilities,omitempty"`
+	// JSON Schema of the plugin's config block, so the host can check an
+	// operator's settings before configuring it. Empty when the plugin does not
+	// describe its config (added in protocol minor 1).
+	ConfigSchema  []byte `protobuf:"bytes,5,opt,name=config_schema,json=configSchema,proto3" json:"config_schema,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -128,6 +132,13 @@ func (x *GetInfoResponse) GetProtocolMinor() uint32 {
 func (x *GetInfoResponse) GetCapabilities() *Capabilities {
 	if x != nil {
 		return x.Capabilities
+	}
+	return nil
+}
+
+func (x *GetInfoResponse) GetConfigSchema() []byte {
+	if x != nil {
+		return x.ConfigSchema
 	}
 	return nil
 }
@@ -2583,12 +2594,13 @@ var File_toolgate_plugin_v1_plugin_proto protoreflect.FileDescriptor
 const file_toolgate_plugin_v1_plugin_proto_rawDesc = "" +
 	"\n" +
 	"\x1ftoolgate/plugin/v1/plugin.proto\x12\x12toolgate.plugin.v1\"\x10\n" +
-	"\x0eGetInfoRequest\"\xac\x01\n" +
+	"\x0eGetInfoRequest\"\xd1\x01\n" +
 	"\x0fGetInfoResponse\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12%\n" +
 	"\x0eprotocol_minor\x18\x03 \x01(\rR\rprotocolMinor\x12D\n" +
-	"\fcapabilities\x18\x04 \x01(\v2 .toolgate.plugin.v1.CapabilitiesR\fcapabilities\"\xb9\x01\n" +
+	"\fcapabilities\x18\x04 \x01(\v2 .toolgate.plugin.v1.CapabilitiesR\fcapabilities\x12#\n" +
+	"\rconfig_schema\x18\x05 \x01(\fR\fconfigSchema\"\xb9\x01\n" +
 	"\fCapabilities\x12\x14\n" +
 	"\x05tools\x18\x01 \x01(\bR\x05tools\x12\x1c\n" +
 	"\tresources\x18\x02 \x01(\bR\tresources\x12\x18\n" +

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 
 	"google.golang.org/grpc/codes"
@@ -35,16 +34,33 @@ func errorOf(err error) error {
 	}
 	switch st.Code() {
 	case codes.NotFound:
-		return fmt.Errorf("%s: %w", st.Message(), protov1.ErrNotFound)
+		return &remoteError{msg: st.Message(), kind: protov1.ErrNotFound}
 	case codes.InvalidArgument:
-		return fmt.Errorf("%s: %w", st.Message(), protov1.ErrInvalidArgument)
+		return &remoteError{msg: st.Message(), kind: protov1.ErrInvalidArgument}
 	case codes.DeadlineExceeded:
-		return fmt.Errorf("%s: %w", st.Message(), context.DeadlineExceeded)
+		return &remoteError{msg: st.Message(), kind: context.DeadlineExceeded}
 	case codes.Canceled:
-		return fmt.Errorf("%s: %w", st.Message(), context.Canceled)
+		return &remoteError{msg: st.Message(), kind: context.Canceled}
 	}
 	return err
 }
+
+// remoteError is a plugin's error as the plugin worded it, still matching
+// its sentinel. The plugin's text already says "not found" where it should;
+// adding the sentinel's text again read "not found: not found".
+type remoteError struct {
+	msg  string
+	kind error
+}
+
+func (e *remoteError) Error() string {
+	if e.msg == "" {
+		return e.kind.Error()
+	}
+	return e.msg
+}
+
+func (e *remoteError) Unwrap() error { return e.kind }
 
 func (c *Client) GetInfo(ctx context.Context) (protov1.Info, error) {
 	r, err := c.RPC.GetInfo(ctx, &pluginv1.GetInfoRequest{})
@@ -58,6 +74,7 @@ func (c *Client) GetInfo(ctx context.Context) (protov1.Info, error) {
 			Tools: caps.GetTools(), Resources: caps.GetResources(), Prompts: caps.GetPrompts(),
 			Watch: caps.GetWatch(), Progress: caps.GetProgress(), ClientCallbacks: caps.GetClientCallbacks(),
 		},
+		ConfigSchema: raw(r.GetConfigSchema()),
 	}, nil
 }
 

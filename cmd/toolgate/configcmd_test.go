@@ -1,0 +1,79 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/toolgate/toolgate/core/catalog"
+	"github.com/toolgate/toolgate/core/config"
+	"github.com/toolgate/toolgate/core/supervisor"
+	"github.com/toolgate/toolgate/sdk/protov1"
+)
+
+// config validate checks plugin settings before anything runs: the plugin is
+// started and asked for its config schema, never configured, and every
+// problem is reported at once at its file:line:col.
+func TestConfigValidateChecksPluginSettings(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.hcl")
+	src := fmt.Sprintf(`gateway {
+  state_dir = %q
+}
+
+plugin "hello" {
+  path = %q
+  config {
+    greeting = "hi"
+  }
+}
+
+plugin "gone" {
+  path = "./no-such-plugin"
+}
+`, filepath.Join(dir, "state"), bins.Hello)
+	if err := os.WriteFile(bad, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := tg(t, nil, "config", "validate", bad)
+	wantExit(t, r, 1, nil, []string{
+		bad + `:8:16: plugin "hello": config.greeting: unknown setting`,
+		bad + `:13:10: plugin "gone": executable ` + filepath.Join(dir, "no-such-plugin") + ` does not exist`,
+	})
+
+	good := filepath.Join(dir, "good.hcl")
+	if err := os.WriteFile(good, []byte(fmt.Sprintf("plugin \"hello\" {\n  path = %q\n}\n", bins.Hello)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = tg(t, []string{"XDG_STATE_HOME=" + dir}, "config", "validate", good)
+	wantExit(t, r, 0, []string{"ok (1 plugins)"}, nil)
+}
+
+// A plugin's config schema cached in its manifest is used as it is: the
+// plugin here would fail to start, so only the manifest can have answered.
+func TestConfigValidateUsesTheCachedManifest(t *testing.T) {
+	dir := t.TempDir()
+	exe := filepath.Join(dir, "cached-plugin")
+	if err := os.WriteFile(exe, []byte("#!/bin/sh\nexit 3\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "toolgate.hcl")
+	state := filepath.Join(dir, "state")
+	src := fmt.Sprintf("gateway {\n  state_dir = %q\n}\n\nplugin \"cached\" {\n  path = %q\n  config {\n    ulr = \"http://x\"\n  }\n}\n", state, exe)
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Parse([]byte(src), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &catalog.Manifest{Info: protov1.Info{Name: "cached", ProtocolMinor: 1, ConfigSchema: json.RawMessage(
+		`{"type":"object","properties":{"url":{"type":"string"}},"additionalProperties":false}`)}}
+	if err := (catalog.ManifestStore{Dir: state}).Save(supervisor.ManifestKey(specs(cfg, "unused")[0]), m); err != nil {
+		t.Fatal(err)
+	}
+	r := tg(t, nil, "config", "validate", path)
+	wantExit(t, r, 1, nil, []string{path + `:8:11: plugin "cached": config.ulr: unknown setting; did you mean "url"?`})
+}

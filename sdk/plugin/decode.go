@@ -1,0 +1,170 @@
+package plugin
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"sort"
+
+	"github.com/toolgate/toolgate/sdk/internal/similar"
+)
+
+// problem is one thing wrong with a JSON object decoded into a struct, in the
+// object's own terms: its path and JSON types, never Go's.
+type problem struct {
+	path    string // dotted, from the top of the object; "" for the whole object
+	message string
+	unknown bool   // path names no field
+	near    string // for an unknown name, the field it probably meant
+}
+
+// decodeObject decodes a JSON object (empty or null means {}) into v, a
+// pointer to a struct or map: first the defaults of v's fields, then raw over
+// them, so a member the caller left out holds its `default:"..."`.
+func decodeObject(raw json.RawMessage, v any) []problem {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		raw = []byte("{}")
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &top); err != nil {
+		return []problem{{message: "expected an object, got " + jsonKind(raw)}}
+	}
+	t := structType(v)
+	if t != nil {
+		if ps := unknownMembers(top, t); len(ps) > 0 {
+			return ps
+		}
+		if err := applyDefaults(t, v); err != nil {
+			return []problem{{message: err.Error()}}
+		}
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(v)
+	if err == nil {
+		return nil
+	}
+	var typeErr *json.UnmarshalTypeError
+	if errors.As(err, &typeErr) {
+		return []problem{{path: typeErr.Field, message: fmt.Sprintf("expected %s, got %s", typeWords(typeErr.Type), valueWords(typeErr.Value))}}
+	}
+	return []problem{{message: err.Error()}}
+}
+
+func structType(v any) reflect.Type {
+	t := reflect.TypeOf(v)
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == nil || t.Kind() != reflect.Struct {
+		return nil
+	}
+	return t
+}
+
+// unknownMembers lists the top-level names t has no field for, each with the
+// nearest known name when one is close.
+func unknownMembers(top map[string]json.RawMessage, t reflect.Type) []problem {
+	known := map[string]bool{}
+	var names []string
+	for _, f := range fieldsOf(t) {
+		known[f.name] = true
+		names = append(names, f.name)
+	}
+	var out []problem
+	for k := range top {
+		if !known[k] {
+			out = append(out, problem{path: k, unknown: true, near: similar.Nearest(k, names)})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].path < out[j].path })
+	return out
+}
+
+// applyDefaults sets every field of t with a `default:"..."` tag in v.
+func applyDefaults(t reflect.Type, v any) error {
+	defaults := map[string]any{}
+	for _, f := range fieldsOf(t) {
+		if _, ok := f.sf.Tag.Lookup("default"); !ok {
+			continue
+		}
+		d, err := defaultOf(f.sf)
+		if err != nil {
+			return err
+		}
+		defaults[f.name] = d
+	}
+	if len(defaults) == 0 {
+		return nil
+	}
+	b, err := json.Marshal(defaults)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, v)
+}
+
+// typeWords names what a Go type accepts in JSON's words.
+func typeWords(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return "a base64 string"
+		}
+		return "a list"
+	}
+	return "an object"
+}
+
+// valueWords names the JSON value encoding/json found ("string", "number",
+// "number 1.5", ...).
+func valueWords(v string) string {
+	switch v {
+	case "string":
+		return "a string"
+	case "number":
+		return "a number"
+	case "bool":
+		return "true or false"
+	case "array":
+		return "a list"
+	case "object":
+		return "an object"
+	}
+	return v
+}
+
+// jsonKind names the kind of a JSON value that is not an object.
+func jsonKind(raw json.RawMessage) string {
+	switch raw[0] {
+	case '"':
+		return "a string"
+	case '[':
+		return "a list"
+	case 't', 'f':
+		return "true or false"
+	case 'n':
+		return "null"
+	case '{':
+		return "malformed JSON"
+	}
+	if json.Valid(raw) {
+		return "a number"
+	}
+	return "malformed JSON"
+}
