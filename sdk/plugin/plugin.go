@@ -52,6 +52,13 @@ type Plugin struct {
 	// Return a *ConfigError (DecodeConfig does) so the operator is shown the line
 	// of the field at fault. Nil means the plugin takes no configuration.
 	Configure func(ctx context.Context, config json.RawMessage) error
+
+	// Health, when set, is the plugin's answer to the host's periodic health
+	// ping: return an error when what the plugin fronts (a server, a
+	// connection) no longer answers, and the host restarts the plugin after a
+	// few misses. It must answer within ctx. Nil means the plugin is healthy
+	// while its process answers.
+	Health func(ctx context.Context) error
 }
 
 // Tool is one tool: its definition and the handler that runs it.
@@ -171,6 +178,13 @@ func (b *backend) GetInfo(context.Context) (protov1.Info, error) {
 			Prompts: len(b.p.Prompts) > 0, Progress: true,
 		},
 	}, nil
+}
+
+func (b *backend) Health(ctx context.Context) error {
+	if b.p.Health == nil {
+		return nil
+	}
+	return b.p.Health(ctx)
 }
 
 func (b *backend) Configure(ctx context.Context, config json.RawMessage) error {

@@ -17,6 +17,10 @@ import (
 // ErrNoResult means a call's stream ended without the one result it owes.
 var ErrNoResult = errors.New("plugin ended the call without a result")
 
+// ErrConnectionLost marks a request whose connection to the plugin broke,
+// which is how a plugin process that exits shows first.
+var ErrConnectionLost = errors.New("connection to the plugin lost")
+
 // Client is a protov1.Backend served by a plugin across gRPC.
 type Client struct {
 	RPC pluginv1.PluginClient
@@ -42,6 +46,8 @@ func errorOf(err error) error {
 		return fmt.Errorf("%s: %w", st.Message(), context.DeadlineExceeded)
 	case codes.Canceled:
 		return fmt.Errorf("%s: %w", st.Message(), context.Canceled)
+	case codes.Unavailable:
+		return fmt.Errorf("%s: %w", st.Message(), ErrConnectionLost)
 	}
 	return err
 }
@@ -204,4 +210,27 @@ func (c *Client) Watch(ctx context.Context, emit func(protov1.Event)) error {
 			emit(e)
 		}
 	}
+}
+
+// ErrUnsupported is wrapped by the errors of optional calls a plugin built
+// against an older protocol minor does not serve.
+var ErrUnsupported = errors.New("not served by this plugin")
+
+// Health asks the plugin whether its backend answers.
+func (c *Client) Health(ctx context.Context) error {
+	_, err := c.RPC.Health(ctx, &pluginv1.HealthRequest{})
+	return unsupported(err)
+}
+
+// Stop asks the plugin to end what it runs politely.
+func (c *Client) Stop(ctx context.Context) error {
+	_, err := c.RPC.Stop(ctx, &pluginv1.StopRequest{})
+	return unsupported(err)
+}
+
+func unsupported(err error) error {
+	if status.Code(err) == codes.Unimplemented {
+		return fmt.Errorf("%w: %v", ErrUnsupported, err)
+	}
+	return errorOf(err)
 }
