@@ -29,6 +29,7 @@ const (
 	DefaultHTTP            = "127.0.0.1:8700"
 	DefaultCallTimeout     = 60 * time.Second
 	DefaultShutdownGrace   = 10 * time.Second
+	DefaultStartTimeout    = 30 * time.Second
 	DefaultMaxRequestBytes = 4 << 20
 	DefaultLogLevel        = "info"
 )
@@ -97,6 +98,9 @@ type Plugin struct {
 	// "headers.X-Id") or JSON pointers ("/headers/X-Id"); an unknown path falls back to
 	// its longest known prefix, then to the config block, then to DeclRange.
 	FieldRange func(path string) hcl.Range
+	// StartTimeout bounds the whole start: launch, handshake, configure and
+	// the first listing of what the plugin serves (DefaultStartTimeout).
+	StartTimeout time.Duration
 }
 
 // Load reads, decodes and validates the config file at path.
