@@ -267,9 +267,9 @@ func (s *Supervisor) dropPlugin(o *owner) {
 }
 
 // stopPlugin ends whatever runs or is starting; the caller sets the next state.
-// Calls in flight get up to DrainGrace to finish; one still running then is
-// told it was cut, described as cut. The plugin then gets StopGrace to end
-// what it runs politely.
+// Calls in flight get up to DrainGrace to finish; a call still running then
+// is cut and told why in the words of cut ("stopped by an operator"). The
+// plugin then gets StopGrace to end what it runs politely.
 func (s *Supervisor) stopPlugin(o *owner, reason, cut string) {
 	o.stopTimer()
 	o.status.NextTry = time.Time{}
