@@ -98,11 +98,11 @@ func Start(ctx context.Context, cfg Config) (*Plugin, error) {
 	select {
 	case err := <-started:
 		if err != nil {
-			p.end(client.Kill)
+			p.end()
 			return nil, p.startError(err)
 		}
 	case <-ctx.Done():
-		p.end(client.Kill)
+		p.end()
 		<-started
 		return nil, fmt.Errorf("start plugin %q: %w", cfg.Name, ctx.Err())
 	}
@@ -195,21 +195,13 @@ func (p *Plugin) Stop(grace time.Duration) {
 	deadline := time.Now().Add(grace)
 	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
-	stopped := make(chan struct{})
-	go func() {
-		defer close(stopped)
-		if err := p.wire.Stop(ctx); err != nil && !errors.Is(err, wire.ErrUnsupported) {
-			p.log.Warn("plugin did not stop what it runs", "error", err)
-		}
-	}()
-	select {
-	case <-stopped:
-	case <-p.runner.exited:
-	case <-ctx.Done():
+	// The call ends by ctx, or at once when the process exits under it.
+	if err := p.wire.Stop(ctx); err != nil && !errors.Is(err, wire.ErrUnsupported) {
+		p.log.Warn("plugin did not stop what it runs", "error", err)
 	}
 	done := make(chan struct{})
 	go func() {
-		p.end(p.client.Kill) // graceful shutdown over gRPC, then the runner's group kill
+		p.end() // graceful shutdown over gRPC, then the runner's group kill
 		close(done)
 	}()
 	select {
@@ -218,7 +210,6 @@ func (p *Plugin) Stop(grace time.Duration) {
 		p.runner.killGroup()
 		<-done
 	}
-	<-stopped
 	<-p.runner.exited
 }
 
@@ -226,13 +217,13 @@ func (p *Plugin) Stop(grace time.Duration) {
 func (p *Plugin) Kill() {
 	p.runner.killGroup()
 	<-p.runner.exited
-	p.end(p.client.Kill)
+	p.end()
 }
 
 // end runs go-plugin's Kill, which removes the socket directory it made, then
 // removes the directory that held it.
-func (p *Plugin) end(kill func()) {
-	kill()
+func (p *Plugin) end() {
+	p.client.Kill()
 	_ = os.RemoveAll(p.tmp)
 }
 

@@ -16,7 +16,7 @@ import (
 // socketPrefix names the directories that hold a plugin's gRPC socket. The
 // host's pid follows it, so directories a host left behind when it was
 // SIGKILLed can be told apart from those of hosts still running.
-const socketPrefix = "toolgate-plugin-"
+const socketPrefix = "toolgate-sock-"
 
 // socketDir makes the directory go-plugin creates a plugin's socket
 // directory in, named after this host process.

@@ -39,7 +39,7 @@ func TestStaleSocketDirsOfDeadHostsAreRemoved(t *testing.T) {
 
 func TestSocketDirOwner(t *testing.T) {
 	for name, want := range map[string]int{
-		"toolgate-plugin-123-456": 123, "toolgate-plugin-x-1": 0, "toolgate-plugin-5": 0, "plugin-dir1": 0, "toolgate-plugin--1": 0,
+		"toolgate-sock-123-456": 123, "toolgate-sock-x-1": 0, "toolgate-sock-5": 0, "plugin-dir1": 0, "toolgate-sock--1": 0,
 	} {
 		if got, _ := socketDirOwner(name); got != want {
 			t.Errorf("socketDirOwner(%q) = %d, want %d", name, got, want)
