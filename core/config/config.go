@@ -29,7 +29,6 @@ const (
 	DefaultHTTP            = "127.0.0.1:8700"
 	DefaultCallTimeout     = 60 * time.Second
 	DefaultShutdownGrace   = 10 * time.Second
-	DefaultStartTimeout    = 30 * time.Second
 	DefaultMaxRequestBytes = 4 << 20
 	DefaultLogLevel        = "info"
 )
@@ -99,7 +98,8 @@ type Plugin struct {
 	// its longest known prefix, then to the config block, then to DeclRange.
 	FieldRange func(path string) hcl.Range
 	// StartTimeout bounds the whole start: launch, handshake, configure and
-	// the first listing of what the plugin serves (DefaultStartTimeout).
+	// the first listing of what the plugin serves; 0 = the supervisor's
+	// default (30s).
 	StartTimeout time.Duration
 }
 

@@ -296,8 +296,6 @@ func (d *decoder) plugin(s *pluginSpec) Plugin {
 		Labels:    s.Labels,
 		Disabled:  s.Disabled,
 		DeclRange: s.DefRange,
-
-		StartTimeout: DefaultStartTimeout,
 	}
 	if s.Type != nil {
 		p.Type = *s.Type

@@ -12,7 +12,7 @@ func TestPluginStartTimeout(t *testing.T) {
 		want       time.Duration
 		err        string
 	}{
-		{name: "default", want: DefaultStartTimeout},
+		{name: "unset leaves the default to the supervisor", want: 0},
 		{name: "set", attr: `start_timeout = "90s"`, want: 90 * time.Second},
 		{name: "zero", attr: `start_timeout = "0s"`, err: "toolgate.hcl:3:19: start_timeout must be greater than zero"},
 		{name: "no unit", attr: `start_timeout = 5`, err: `toolgate.hcl:3:19: invalid duration "5" for start_timeout`},
