@@ -155,7 +155,7 @@ func (s *Supervisor) pinged(o *owner, ping pingResult) {
 		p := o.plugin
 		s.dropPlugin(o)
 		p.Kill()
-		s.failed(o, fmt.Sprintf("plugin failed %d health pings in a row (last: %v); killed", o.missedPings, ping.err), p.Stderr(), false)
+		s.failed(o, fmt.Sprintf("plugin stopped answering health pings (%d missed); killed; last error: %v", o.missedPings, ping.err), p.Stderr(), false)
 	}
 }
 
