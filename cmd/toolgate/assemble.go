@@ -54,7 +54,7 @@ func specs(cfg *config.Config, self string) []supervisor.Spec {
 		}
 		spec := supervisor.Spec{
 			Name: p.Name, Env: env, Config: p.Config, AutoStart: p.AutoStart,
-			IdleTimeout: p.IdleTimeout, StartTimeout: 30 * time.Second,
+			IdleTimeout: p.IdleTimeout, StartTimeout: p.StartTimeout,
 			ConfigError: fieldErrors(cfg, p),
 		}
 		if p.Path != "" {
@@ -113,6 +113,7 @@ func assemble(ctx context.Context, cfg *config.Config, topts telemetry.Options, 
 	var front *gateway.Server
 	plugins := supervisor.NewManager(specs(cfg, self), supervisor.ManagerOptions{
 		Catalog: cat, Store: catalog.ManifestStore{Dir: cfg.Gateway.StateDir}, Logger: logger,
+		Policy: supervisor.Policy{DrainGrace: cfg.Gateway.ShutdownGrace},
 		OnNotice: func(plugin string, e protov1.Event) {
 			if front == nil {
 				return

@@ -102,6 +102,10 @@ type Plugin struct {
 	// "headers.X-Id") or JSON pointers ("/headers/X-Id"); an unknown path falls back to
 	// its longest known prefix, then to the config block, then to DeclRange.
 	FieldRange func(path string) hcl.Range
+	// StartTimeout bounds the whole start: launch, handshake, configure and
+	// the first listing of what the plugin serves; 0 = the supervisor's
+	// default (30s).
+	StartTimeout time.Duration
 }
 
 // Load reads, decodes and validates the config file at path.

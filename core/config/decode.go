@@ -83,6 +83,8 @@ type pluginSpec struct {
 	IdleTimeoutRange hcl.Range         `hcl:"idle_timeout,attr_value_range"`
 	CallTimeout      *string           `hcl:"call_timeout,optional"`
 	CallTimeoutRange hcl.Range         `hcl:"call_timeout,attr_value_range"`
+	StartTimeout     *string           `hcl:"start_timeout,optional"`
+	StartTimeoutRng  hcl.Range         `hcl:"start_timeout,attr_value_range"`
 	Env              map[string]string `hcl:"env,optional"`
 	Labels           map[string]string `hcl:"labels,optional"`
 	Disabled         bool              `hcl:"disabled,optional"`
@@ -327,6 +329,7 @@ func (d *decoder) plugin(s *pluginSpec) Plugin {
 	}
 	d.duration(&p.IdleTimeout, "idle_timeout", s.IdleTimeout, s.IdleTimeoutRange, false)
 	d.duration(&p.CallTimeout, "call_timeout", s.CallTimeout, s.CallTimeoutRange, false)
+	d.duration(&p.StartTimeout, "start_timeout", s.StartTimeout, s.StartTimeoutRng, true)
 
 	raw, ranges, diags := pluginConfigJSON(s.Config, d.ctx)
 	d.diags = append(d.diags, diags...)

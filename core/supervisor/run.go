@@ -2,22 +2,23 @@ package supervisor
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"strings"
 	"time"
-
-	"github.com/toolgate/toolgate/core/catalog"
-	"github.com/toolgate/toolgate/sdk/pluginhost"
-	"github.com/toolgate/toolgate/sdk/protov1"
 )
+
+// pingResult is a health ping's answer, with the start it was sent to.
+type pingResult struct {
+	gen uint64
+	err error
+}
 
 // owner is the state only Run's goroutine touches.
 type owner struct {
 	status      Status
-	plugin      *pluginhost.Plugin
+	plugin      *process
 	gen         uint64 // bumped per start, so late news of an old process is ignored
 	learning    bool   // started only to learn the manifest
+	usedAtStart uint64 // Supervisor.used when the plugin came up, to see real use since
 	crashes     []time.Time
 	retry       int // consecutive failed starts or crashes, for the backoff
 	missedPings int
@@ -33,7 +34,7 @@ func (s *Supervisor) Run(ctx context.Context) {
 	o := &owner{status: s.Status()}
 	starts := make(chan startResult)
 	manifests := make(chan manifestUpdate)
-	pings := make(chan error)
+	pings := make(chan pingResult)
 	ticker := time.NewTicker(s.policy.PingEvery)
 	defer ticker.Stop()
 
@@ -47,12 +48,14 @@ func (s *Supervisor) Run(ctx context.Context) {
 		s.set(o, Starting, "", nil)
 		go func() {
 			r := s.launch(startCtx, gen)
+			r.cancel = cancel
 			select {
 			case starts <- r:
 			case <-ctx.Done():
 				if r.plugin != nil {
 					r.plugin.Kill()
 				}
+				cancel()
 			}
 		}()
 	}
@@ -82,18 +85,21 @@ func (s *Supervisor) Run(ctx context.Context) {
 				if r.plugin != nil {
 					r.plugin.Kill()
 				}
+				r.cancel()
 				continue
 			}
 			o.cancelStart = nil
 			if r.err != nil {
+				r.cancel()
 				s.failed(o, r.err.Error(), nil, r.config)
 				continue
 			}
-			o.plugin, o.missedPings = r.plugin, 0
+			o.plugin, o.missedPings = &process{Plugin: r.plugin, gen: r.gen, cancel: r.cancel}, 0
+			o.usedAtStart = s.used.Load()
 			o.status.Pid, o.status.StartedAt, o.status.Info = r.plugin.Pid(), time.Now(), r.manifest.Info
 			o.status.LastError, o.status.Stderr = "", nil
 			s.lastUsed.Store(time.Now().UnixNano())
-			s.set(o, Running, fmt.Sprintf("pid %d", r.plugin.Pid()), r.plugin)
+			s.set(o, Running, fmt.Sprintf("pid %d", r.plugin.Pid()), o.plugin)
 			if s.hooks.Manifest != nil {
 				s.hooks.Manifest(s.spec.Name, r.manifest)
 			}
@@ -112,23 +118,8 @@ func (s *Supervisor) Run(ctx context.Context) {
 			p.Kill() // the process is gone; this ends the rest of its group and its connection
 			s.failed(o, "plugin process "+p.ExitStatus(), p.Stderr(), false)
 
-		case err := <-pings:
-			o.pinging = false
-			if o.plugin == nil {
-				continue
-			}
-			if err == nil {
-				o.missedPings = 0
-				continue
-			}
-			o.missedPings++
-			s.log.Warn("health ping missed", "missed", o.missedPings, "error", err)
-			if o.missedPings >= s.policy.MaxMissedPings {
-				p := o.plugin
-				s.dropPlugin(o)
-				p.Kill()
-				s.failed(o, fmt.Sprintf("plugin stopped answering health pings (%d missed); killed", o.missedPings), p.Stderr(), false)
-			}
+		case ping := <-pings:
+			s.pinged(o, ping)
 
 		case <-ticker.C:
 			s.tick(o, pings)
@@ -143,6 +134,28 @@ func (s *Supervisor) Run(ctx context.Context) {
 				o.crashes, o.retry = nil, 0
 			}
 		}
+	}
+}
+
+// pinged counts a health ping's answer; enough misses in a row kill the
+// plugin, which restarts it.
+func (s *Supervisor) pinged(o *owner, ping pingResult) {
+	o.pinging = false
+	// A ping of an earlier process says nothing about this one.
+	if o.plugin == nil || ping.gen != o.plugin.gen {
+		return
+	}
+	if ping.err == nil {
+		o.missedPings = 0
+		return
+	}
+	o.missedPings++
+	s.log.Warn("health ping missed", "missed", o.missedPings, "error", ping.err)
+	if o.missedPings >= s.policy.MaxMissedPings {
+		p := o.plugin
+		s.dropPlugin(o)
+		p.Kill()
+		s.failed(o, fmt.Sprintf("plugin stopped answering health pings (%d missed); killed; last error: %v", o.missedPings, ping.err), p.Stderr(), false)
 	}
 }
 
@@ -168,10 +181,10 @@ func (s *Supervisor) command(o *owner, kind cmdKind, begin func(bool)) error {
 			o.learning = false
 		}
 	case cmdStop:
-		s.stopPlugin(o, "stopped by the operator")
+		s.stopPlugin(o, "stopped by the operator", "stopped by an operator")
 		s.set(o, Stopped, "stopped by the operator", nil)
 	case cmdRestart:
-		s.stopPlugin(o, "restart requested")
+		s.stopPlugin(o, "restart requested", "restarted by an operator")
 		o.crashes, o.retry = nil, 0
 		begin(false)
 	}
@@ -179,12 +192,15 @@ func (s *Supervisor) command(o *owner, kind cmdKind, begin func(bool)) error {
 }
 
 // tick runs the periodic checks: health ping, healthy-reset, idle stop.
-func (s *Supervisor) tick(o *owner, pings chan<- error) {
+func (s *Supervisor) tick(o *owner, pings chan<- pingResult) {
 	if o.plugin == nil {
 		return
 	}
 	if time.Since(o.status.StartedAt) > s.policy.HealthyAfter {
 		o.retry = 0
+	}
+	if o.learning && s.used.Load() != o.usedAtStart {
+		o.learning = false // in real use now: its own idle_timeout rules
 	}
 	idle := s.spec.IdleTimeout
 	if o.learning && (idle == 0 || idle > s.policy.LearnIdle) {
@@ -192,7 +208,7 @@ func (s *Supervisor) tick(o *owner, pings chan<- error) {
 	}
 	if !s.spec.AutoStart && idle > 0 && s.inflight.Load() == 0 &&
 		time.Since(time.Unix(0, s.lastUsed.Load())) > idle {
-		s.stopPlugin(o, "idle")
+		s.stopPlugin(o, "idle", "stopped while idle")
 		s.set(o, Lazy, fmt.Sprintf("idle for %s", idle), nil)
 		return
 	}
@@ -204,7 +220,7 @@ func (s *Supervisor) tick(o *owner, pings chan<- error) {
 			defer cancel()
 			err := p.Ping(ctx)
 			select {
-			case pings <- err:
+			case pings <- pingResult{gen: p.gen, err: err}:
 			case <-s.done: // Run has returned; nobody reads the answer
 			}
 		}()
@@ -244,11 +260,17 @@ func (s *Supervisor) dropPlugin(o *owner) {
 		o.stopWatch()
 		o.stopWatch = nil
 	}
+	if o.plugin != nil {
+		o.plugin.cancel()
+	}
 	o.plugin, o.status.Pid = nil, 0
 }
 
 // stopPlugin ends whatever runs or is starting; the caller sets the next state.
-func (s *Supervisor) stopPlugin(o *owner, reason string) {
+// Calls in flight get up to DrainGrace to finish; a call still running then
+// is cut and told why in the words of cut ("stopped by an operator"). The
+// plugin then gets StopGrace to end what it runs politely.
+func (s *Supervisor) stopPlugin(o *owner, reason, cut string) {
 	o.stopTimer()
 	o.status.NextTry = time.Time{}
 	if o.cancelStart != nil {
@@ -260,18 +282,25 @@ func (s *Supervisor) stopPlugin(o *owner, reason string) {
 		return
 	}
 	p := o.plugin
+	p.stop.Store(&cut)
 	s.set(o, Stopping, reason, nil)
+	select {
+	case <-p.calls.idle():
+	case <-p.Exited():
+	case <-time.After(s.policy.DrainGrace):
+		s.log.Warn("calls still running after the drain grace; stopping anyway", "grace", s.policy.DrainGrace)
+	}
 	s.dropPlugin(o)
 	p.Stop(s.policy.StopGrace)
 }
 
 func (s *Supervisor) shutdown(o *owner) {
-	s.stopPlugin(o, "gateway shutting down")
+	s.stopPlugin(o, "gateway shutting down", "stopped because the gateway is shutting down")
 	s.set(o, Stopped, "gateway shutting down", nil)
 }
 
 // set records a transition, then publishes the snapshot and wakes waiters.
-func (s *Supervisor) set(o *owner, to State, reason string, p *pluginhost.Plugin) {
+func (s *Supervisor) set(o *owner, to State, reason string, p *process) {
 	from := o.status.State
 	o.status.State, o.status.Since = to, time.Now()
 	if to != Restarting && to != Failed {
@@ -287,85 +316,4 @@ func (s *Supervisor) set(o *owner, to State, reason string, p *pluginhost.Plugin
 	}
 	old := s.snap.Swap(&snapshot{status: o.status, plugin: p, changed: make(chan struct{})})
 	close(old.changed)
-}
-
-// launch starts the process, configures it and learns its manifest.
-func (s *Supervisor) launch(ctx context.Context, gen uint64) startResult {
-	p, err := pluginhost.Start(ctx, pluginhost.Config{
-		Name: s.spec.Name, Path: s.spec.Path, Args: s.spec.Args, Env: s.spec.Env, Dir: s.spec.Dir,
-		Logger: s.log, StartTimeout: s.spec.StartTimeout,
-	})
-	if err != nil {
-		return startResult{gen: gen, err: err}
-	}
-	fail := func(err error, config bool) startResult {
-		stderr := p.Stderr()
-		p.Kill()
-		if len(stderr) > 0 && !config {
-			err = fmt.Errorf("%w; its stderr: %s", err, strings.Join(stderr, " | "))
-		}
-		return startResult{gen: gen, err: err, config: config}
-	}
-	if err := p.Configure(ctx, s.spec.Config); err != nil {
-		var ce *protov1.ConfigError
-		if errors.As(err, &ce) {
-			if s.spec.ConfigError != nil {
-				err = s.spec.ConfigError(ce)
-			}
-			return fail(err, true)
-		}
-		return fail(fmt.Errorf("configure plugin %q: %w", s.spec.Name, err), false)
-	}
-	m, err := learn(ctx, p)
-	if err != nil {
-		return fail(fmt.Errorf("plugin %q: %w", s.spec.Name, err), false)
-	}
-	return startResult{gen: gen, plugin: p, manifest: m}
-}
-
-// learn asks a plugin for everything it serves.
-func learn(ctx context.Context, b protov1.Backend) (*catalog.Manifest, error) {
-	var m catalog.Manifest
-	var err error
-	if m.Info, err = b.GetInfo(ctx); err != nil {
-		return nil, fmt.Errorf("get info: %w", err)
-	}
-	if m.Tools, err = b.ListTools(ctx); err != nil {
-		return nil, fmt.Errorf("list tools: %w", err)
-	}
-	if m.Resources, err = b.ListResources(ctx); err != nil {
-		return nil, fmt.Errorf("list resources: %w", err)
-	}
-	if m.Templates, err = b.ListResourceTemplates(ctx); err != nil {
-		return nil, fmt.Errorf("list resource templates: %w", err)
-	}
-	if m.Prompts, err = b.ListPrompts(ctx); err != nil {
-		return nil, fmt.Errorf("list prompts: %w", err)
-	}
-	return &m, nil
-}
-
-// watch follows the plugin's change notices until ctx ends or the plugin goes.
-func (s *Supervisor) watch(ctx context.Context, p *pluginhost.Plugin, gen uint64, out chan<- manifestUpdate) {
-	err := p.Watch(ctx, func(e protov1.Event) {
-		switch e.Kind {
-		case protov1.EventToolsChanged, protov1.EventResourcesChanged, protov1.EventPromptsChanged:
-			m, err := learn(ctx, p)
-			if err != nil {
-				s.log.Warn("relearn after change notice failed", "error", err)
-				return
-			}
-			select {
-			case out <- manifestUpdate{gen: gen, manifest: m}:
-			case <-ctx.Done():
-			}
-		default:
-			if s.hooks.Notice != nil {
-				s.hooks.Notice(s.spec.Name, e)
-			}
-		}
-	})
-	if err != nil && ctx.Err() == nil {
-		s.log.Debug("watch ended", "error", err)
-	}
 }

@@ -20,7 +20,7 @@ import (
 // channel closed at the next one so waiters wake.
 type snapshot struct {
 	status  Status
-	plugin  *pluginhost.Plugin // non-nil only when Running
+	plugin  *process // non-nil only when Running
 	changed chan struct{}
 }
 
@@ -43,7 +43,8 @@ type startResult struct {
 	plugin   *pluginhost.Plugin
 	manifest *catalog.Manifest
 	err      error
-	config   bool // the plugin refused its config: retrying cannot help
+	config   bool               // the plugin refused its config: retrying cannot help
+	cancel   context.CancelFunc // ends the start's context once its process is gone
 }
 
 type manifestUpdate struct {
@@ -68,17 +69,15 @@ type Supervisor struct {
 	cmds      chan command
 	snap      atomic.Pointer[snapshot]
 	inflight  atomic.Int64
-	lastUsed  atomic.Int64 // unix nanos
+	used      atomic.Uint64 // calls and requests ever made, so a learning start sees real use
+	lastUsed  atomic.Int64  // unix nanos
 	done      chan struct{}
 	startTime func() time.Time
 }
 
 // New returns a supervisor for spec; nothing runs until Run.
 func New(spec Spec, policy Policy, hooks Hooks, logger hclog.Logger) *Supervisor {
-	if policy == (Policy{}) {
-		policy = DefaultPolicy
-	}
-	s := &Supervisor{spec: spec, policy: policy, hooks: hooks, log: logger.Named(spec.Name),
+	s := &Supervisor{spec: spec, policy: policy.withDefaults(), hooks: hooks, log: logger.Named(spec.Name),
 		cmds: make(chan command), done: make(chan struct{}), startTime: time.Now}
 	s.snap.Store(&snapshot{status: Status{Name: spec.Name, State: Lazy, Since: time.Now()}, changed: make(chan struct{})})
 	return s
@@ -118,7 +117,14 @@ func (s *Supervisor) Start(ctx context.Context) error {
 	if err := s.send(ctx, cmdStart); err != nil {
 		return err
 	}
-	_, err := s.acquire(ctx)
+	return s.awaitRunning(ctx)
+}
+
+func (s *Supervisor) awaitRunning(ctx context.Context) error {
+	p, err := s.acquire(ctx)
+	if err == nil {
+		p.calls.leave()
+	}
 	return err
 }
 
@@ -134,13 +140,14 @@ func (s *Supervisor) Restart(ctx context.Context) error {
 	if err := s.send(ctx, cmdRestart); err != nil {
 		return err
 	}
-	_, err := s.acquire(ctx)
-	return err
+	return s.awaitRunning(ctx)
 }
 
-// acquire returns the running plugin, starting a lazy one and waiting through
-// starting/restarting until ctx ends. A failed or stopped plugin answers at once.
-func (s *Supervisor) acquire(ctx context.Context) (*pluginhost.Plugin, error) {
+// acquire returns the running plugin with the caller counted among its calls
+// (leave when done), starting a lazy one and waiting through starting,
+// restarting and stopping until ctx ends. A failed or stopped plugin answers
+// at once.
+func (s *Supervisor) acquire(ctx context.Context) (*process, error) {
 	for {
 		sn := s.snap.Load()
 		st := sn.status
@@ -150,7 +157,14 @@ func (s *Supervisor) acquire(ctx context.Context) (*pluginhost.Plugin, error) {
 			case <-sn.plugin.Exited():
 				// Dead but not yet seen by the owner: wait for it to move on.
 			default:
-				return sn.plugin, nil
+				sn.plugin.calls.enter()
+				// A stop that began meanwhile counted the calls without
+				// this one: it must not start on a process being drained.
+				if s.snap.Load() == sn {
+					return sn.plugin, nil
+				}
+				sn.plugin.calls.leave()
+				continue
 			}
 		case Failed:
 			reason := st.LastError
@@ -192,6 +206,7 @@ func (s *Supervisor) waitError(ctx context.Context, st Status, err error) error 
 // is read-only or idempotent) it is tried once more after the restart.
 func (s *Supervisor) Call(ctx context.Context, req *protov1.CallRequest, events protov1.CallEvents, retry bool) (*protov1.Result, error) {
 	s.inflight.Add(1)
+	s.used.Add(1)
 	defer func() {
 		s.lastUsed.Store(time.Now().UnixNano())
 		s.inflight.Add(-1)
@@ -205,6 +220,7 @@ func (s *Supervisor) Call(ctx context.Context, req *protov1.CallRequest, events 
 			return nil, err
 		}
 		res, err := s.callOnce(ctx, p, req, events)
+		p.calls.leave()
 		var crash *CrashError
 		if errors.As(err, &crash) && retry && attempt == 0 {
 			s.log.Info("retrying call after crash", "tool", req.Name)
@@ -218,6 +234,7 @@ func (s *Supervisor) Call(ctx context.Context, req *protov1.CallRequest, events 
 // other than tool calls.
 func (s *Supervisor) Use(ctx context.Context, f func(protov1.Backend) error) error {
 	s.inflight.Add(1)
+	s.used.Add(1)
 	defer func() {
 		s.lastUsed.Store(time.Now().UnixNano())
 		s.inflight.Add(-1)
@@ -226,10 +243,11 @@ func (s *Supervisor) Use(ctx context.Context, f func(protov1.Backend) error) err
 	if err != nil {
 		return err
 	}
+	defer p.calls.leave()
 	return f(p)
 }
 
-func (s *Supervisor) callOnce(ctx context.Context, p *pluginhost.Plugin, req *protov1.CallRequest, events protov1.CallEvents) (*protov1.Result, error) {
+func (s *Supervisor) callOnce(ctx context.Context, p *process, req *protov1.CallRequest, events protov1.CallEvents) (*protov1.Result, error) {
 	callCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go func() {
@@ -243,14 +261,28 @@ func (s *Supervisor) callOnce(ctx context.Context, p *pluginhost.Plugin, req *pr
 	if err == nil || ctx.Err() != nil {
 		return res, err
 	}
-	// The stream may break a moment before the exit is seen.
+	// Only a lost connection may be the process exiting: the stream breaks
+	// a moment before the exit is seen. Any other error is the plugin's answer.
+	if errors.Is(err, pluginhost.ErrConnectionLost) || callCtx.Err() != nil {
+		select {
+		case <-p.Exited():
+		case <-time.After(exitWait):
+		}
+	}
 	select {
 	case <-p.Exited():
+		if reason, ok := p.stopReason(); ok {
+			return nil, &StoppedError{Plugin: s.spec.Name, Tool: req.Name, Reason: reason}
+		}
 		return nil, &CrashError{Plugin: s.spec.Name, Tool: req.Name, Status: p.ExitStatus(), Stderr: p.Stderr()}
-	case <-time.After(200 * time.Millisecond):
+	default:
 		return nil, fmt.Errorf("plugin %q failed the call to %s: %w", s.spec.Name, req.Name, err)
 	}
 }
+
+// exitWait is how long a call whose connection broke waits to see the
+// process exit, to tell a crash from a network error.
+const exitWait = 200 * time.Millisecond
 
 // backoff is the wait before retry n (0-based): exponential with jitter.
 func (p Policy) backoff(n int) time.Duration {

@@ -40,13 +40,13 @@ type Spec struct {
 	Config       json.RawMessage
 	AutoStart    bool
 	IdleTimeout  time.Duration // stop a lazy plugin idle this long; 0 = never
-	StartTimeout time.Duration
+	StartTimeout time.Duration // bounds the whole start: launch, configure, first listing (default 30s)
 	// ConfigError turns the plugin's field errors into an error that points at
 	// the operator's file:line:col. Nil leaves them as the plugin said them.
 	ConfigError func(*protov1.ConfigError) error
 }
 
-// Policy sets the restart and health rules; the zero value means DefaultPolicy.
+// Policy sets the restart and health rules; a zero field means DefaultPolicy's.
 type Policy struct {
 	BackoffBase    time.Duration // first retry
 	BackoffMax     time.Duration
@@ -57,7 +57,8 @@ type Policy struct {
 	PingEvery      time.Duration
 	PingTimeout    time.Duration
 	MaxMissedPings int
-	StopGrace      time.Duration
+	StopGrace      time.Duration // for the plugin to end what it runs (stdin EOF, SIGTERM) before SIGKILL
+	DrainGrace     time.Duration // a stop waits this long for calls in flight to finish
 	LearnIdle      time.Duration // idle stop for a plugin started only to learn its tools
 }
 
@@ -66,7 +67,30 @@ var DefaultPolicy = Policy{
 	BackoffBase: 200 * time.Millisecond, BackoffMax: 30 * time.Second, HealthyAfter: time.Minute,
 	MaxCrashes: 5, CrashWindow: 5 * time.Minute, Cooldown: 5 * time.Minute,
 	PingEvery: 3 * time.Second, PingTimeout: 2 * time.Second, MaxMissedPings: 3,
-	StopGrace: 3 * time.Second, LearnIdle: time.Minute,
+	StopGrace: 3 * time.Second, DrainGrace: 10 * time.Second, LearnIdle: time.Minute,
+}
+
+// withDefaults fills each zero field from DefaultPolicy, so a caller that
+// sets one rule keeps sane values for the others.
+func (p Policy) withDefaults() Policy {
+	d := DefaultPolicy
+	for _, f := range []struct{ v, def *time.Duration }{
+		{&p.BackoffBase, &d.BackoffBase}, {&p.BackoffMax, &d.BackoffMax}, {&p.HealthyAfter, &d.HealthyAfter},
+		{&p.CrashWindow, &d.CrashWindow}, {&p.Cooldown, &d.Cooldown}, {&p.PingEvery, &d.PingEvery},
+		{&p.PingTimeout, &d.PingTimeout}, {&p.StopGrace, &d.StopGrace}, {&p.DrainGrace, &d.DrainGrace},
+		{&p.LearnIdle, &d.LearnIdle},
+	} {
+		if *f.v <= 0 {
+			*f.v = *f.def
+		}
+	}
+	if p.MaxCrashes <= 0 {
+		p.MaxCrashes = d.MaxCrashes
+	}
+	if p.MaxMissedPings <= 0 {
+		p.MaxMissedPings = d.MaxMissedPings
+	}
+	return p
 }
 
 // Status is a snapshot of one plugin.
@@ -127,4 +151,17 @@ func (e *CrashError) Error() string {
 		msg += "; last stderr: " + strings.Join(e.Stderr, " | ")
 	}
 	return msg
+}
+
+// StoppedError is what a call gets when a stop it did not ask for (an
+// operator's, or the gateway shutting down) ended its plugin before the call
+// finished within the drain grace.
+type StoppedError struct {
+	Plugin string
+	Tool   string
+	Reason string // "stopped by an operator", "restarted by an operator", ...
+}
+
+func (e *StoppedError) Error() string {
+	return fmt.Sprintf("plugin %q was %s during a call to %s, which did not finish within the drain grace", e.Plugin, e.Reason, e.Tool)
 }

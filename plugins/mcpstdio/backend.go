@@ -147,18 +147,25 @@ func (b *Backend) watchExit(s *session) {
 	}
 }
 
-// Close stops the server and ends every Watch stream. The plugin process
-// needs no Close (the host kills its process group); tests and embedders do.
+// Close stops the server and ends every Watch stream. The host asks for the
+// same through Stop before it ends the plugin process; tests and embedders
+// call Close.
 func (b *Backend) Close() error {
+	b.closeWithin(stopGrace)
+	return nil
+}
+
+// closeWithin stops the server politely, each step of the way (stdin EOF,
+// SIGTERM) waiting up to grace, and ends every Watch stream.
+func (b *Backend) closeWithin(grace time.Duration) {
 	b.mu.Lock()
 	b.closeOnce.Do(func() { close(b.closed) })
 	s := b.sess
 	b.mu.Unlock()
 	if s != nil {
-		s.stop()
+		s.stopWithin(grace)
 	}
 	b.wg.Wait()
-	return nil
 }
 
 func (b *Backend) ListTools(context.Context) ([]protov1.Tool, error) {

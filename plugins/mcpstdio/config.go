@@ -97,7 +97,7 @@ func parseConfig(raw json.RawMessage) (*config, error) {
 		}
 	}
 
-	c.env = os.Environ()
+	c.env = plugin.ChildEnv()
 	keys := make([]string, 0, len(rc.Env))
 	for k := range rc.Env {
 		keys = append(keys, k)

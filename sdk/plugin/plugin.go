@@ -58,6 +58,13 @@ type Plugin struct {
 	// shown the line of the field at fault. With neither Config nor Configure
 	// the plugin takes no configuration.
 	Configure func(ctx context.Context, config json.RawMessage) error
+
+	// Health, when set, is the plugin's answer to the host's periodic health
+	// ping: return an error when what the plugin fronts (a server, a
+	// connection) no longer answers, and the host restarts the plugin after a
+	// few misses. It must answer within ctx. Nil means the plugin is healthy
+	// while its process answers.
+	Health func(ctx context.Context) error
 }
 
 // Tool is one tool: its definition and the handler that runs it.
@@ -181,6 +188,13 @@ func (b *backend) GetInfo(context.Context) (protov1.Info, error) {
 		},
 		ConfigSchema: b.configSchema(),
 	}, nil
+}
+
+func (b *backend) Health(ctx context.Context) error {
+	if b.p.Health == nil {
+		return nil
+	}
+	return b.p.Health(ctx)
 }
 
 // configSchema is what the plugin tells the gateway its config block looks

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -36,14 +37,21 @@ type Config struct {
 type Plugin struct {
 	protov1.Backend
 	name   string
+	log    hclog.Logger
 	client *goplugin.Client
 	runner *procRunner
 	stderr *tail
 	health grpc_health_v1.HealthClient
+	wire   *wire.Client
+	tmp    string // holds go-plugin's socket directory; removed once the process is gone
 }
 
 // ErrExited is wrapped by errors about a plugin process that is gone.
 var ErrExited = errors.New("plugin process exited")
+
+// ErrConnectionLost is wrapped by the error of a request whose connection to
+// the plugin broke: the process may be exiting.
+var ErrConnectionLost = wire.ErrConnectionLost
 
 // Start launches the plugin, completes the handshake and returns once it
 // answers. On failure the process group is gone and the error carries the last
@@ -55,7 +63,12 @@ func Start(ctx context.Context, cfg Config) (*Plugin, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = hclog.NewNullLogger()
 	}
-	p := &Plugin{name: cfg.Name, stderr: newTail(20)}
+	sweepSocketDirs(cfg.Logger)
+	tmp, err := socketDir()
+	if err != nil {
+		return nil, fmt.Errorf("start plugin %q: %w", cfg.Name, err)
+	}
+	p := &Plugin{name: cfg.Name, log: cfg.Logger, stderr: newTail(20), tmp: tmp}
 	client := goplugin.NewClient(&goplugin.ClientConfig{
 		HandshakeConfig:  wire.Handshake,
 		VersionedPlugins: wire.VersionedPlugins(nil),
@@ -75,6 +88,9 @@ func Start(ctx context.Context, cfg Config) (*Plugin, error) {
 		StartTimeout:     cfg.StartTimeout,
 		Logger:           cfg.Logger,
 		Stderr:           p.stderr,
+		SyncStderr:       &relay{log: cfg.Logger, tail: p.stderr, stream: "stderr"},
+		SyncStdout:       &relay{log: cfg.Logger, tail: p.stderr, stream: "stdout"},
+		UnixSocketConfig: &goplugin.UnixSocketConfig{TempDir: tmp},
 	})
 	p.client = client
 	started := make(chan error, 1)
@@ -82,11 +98,11 @@ func Start(ctx context.Context, cfg Config) (*Plugin, error) {
 	select {
 	case err := <-started:
 		if err != nil {
-			client.Kill()
+			p.end()
 			return nil, p.startError(err)
 		}
 	case <-ctx.Done():
-		client.Kill()
+		p.end()
 		<-started
 		return nil, fmt.Errorf("start plugin %q: %w", cfg.Name, ctx.Err())
 	}
@@ -107,7 +123,8 @@ func (p *Plugin) connect() error {
 		return fmt.Errorf("plugin did not negotiate gRPC")
 	}
 	p.health = grpc_health_v1.NewHealthClient(grpcClient.Conn)
-	p.Backend = raw.(*wire.Client)
+	p.wire = raw.(*wire.Client)
+	p.Backend = p.wire
 	return nil
 }
 
@@ -142,13 +159,23 @@ func (p *Plugin) ExitStatus() string { return p.runner.exitStatus() }
 // Stderr returns the last lines the plugin wrote to stderr.
 func (p *Plugin) Stderr() []string { return p.stderr.Lines() }
 
-// Ping checks the plugin answers its gRPC health service within ctx. A plugin
-// that is stopped or wedged fails it even though its process exists.
+// Ping checks the plugin's backend answers within ctx: a plugin that fronts
+// another server asks that server (mcp-stdio pings its MCP server). A plugin
+// built before the protocol had Health answers go-plugin's gRPC health
+// service instead, which proves only that its own process serves. A plugin
+// that is stopped or wedged fails either even though its process exists.
 func (p *Plugin) Ping(ctx context.Context) error {
 	select {
 	case <-p.runner.exited:
 		return fmt.Errorf("plugin %q: %w (%s)", p.name, ErrExited, p.runner.exitStatus())
 	default:
+	}
+	err := p.wire.Health(ctx)
+	if err == nil {
+		return nil
+	}
+	if !errors.Is(err, wire.ErrUnsupported) {
+		return fmt.Errorf("plugin %q health check: %w", p.name, err)
 	}
 	resp, err := p.health.Check(ctx, &grpc_health_v1.HealthCheckRequest{Service: goplugin.GRPCServiceName})
 	if err != nil {
@@ -160,17 +187,26 @@ func (p *Plugin) Ping(ctx context.Context) error {
 	return nil
 }
 
-// Stop asks the plugin to shut down, waits up to grace for it, then kills its
-// whole process group. It returns when the process is gone.
+// Stop ends the plugin politely: it asks the plugin to stop what it runs
+// (mcp-stdio closes its server's stdin, then sends SIGTERM), then to shut
+// down, and kills its whole process group only when grace has passed. It
+// returns when the process is gone.
 func (p *Plugin) Stop(grace time.Duration) {
+	deadline := time.Now().Add(grace)
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	defer cancel()
+	// The call ends by ctx, or at once when the process exits under it.
+	if err := p.wire.Stop(ctx); err != nil && !errors.Is(err, wire.ErrUnsupported) {
+		p.log.Warn("plugin did not stop what it runs", "error", err)
+	}
 	done := make(chan struct{})
 	go func() {
-		p.client.Kill() // graceful shutdown over gRPC, then the runner's group kill
+		p.end() // graceful shutdown over gRPC, then the runner's group kill
 		close(done)
 	}()
 	select {
 	case <-done:
-	case <-time.After(grace):
+	case <-time.After(max(time.Until(deadline), 0) + time.Second):
 		p.runner.killGroup()
 		<-done
 	}
@@ -181,7 +217,14 @@ func (p *Plugin) Stop(grace time.Duration) {
 func (p *Plugin) Kill() {
 	p.runner.killGroup()
 	<-p.runner.exited
+	p.end()
+}
+
+// end runs go-plugin's Kill, which removes the socket directory it made, then
+// removes the directory that held it.
+func (p *Plugin) end() {
 	p.client.Kill()
+	_ = os.RemoveAll(p.tmp)
 }
 
 // String names the plugin and its pid for logs.

@@ -50,3 +50,17 @@ func (NoWatch) Watch(ctx context.Context, _ func(Event)) error {
 	<-ctx.Done()
 	return nil
 }
+
+// HealthChecker is implemented by a Backend whose health is more than its
+// process answering: one that fronts another server checks that server here,
+// within ctx. A Backend without it counts as healthy while its process serves.
+type HealthChecker interface {
+	Health(ctx context.Context) error
+}
+
+// Stopper is implemented by a Backend that runs something which must be ended
+// politely (a child process that flushes state on exit) before the host ends
+// the plugin process. Stop should be done by the time ctx ends.
+type Stopper interface {
+	Stop(ctx context.Context) error
+}

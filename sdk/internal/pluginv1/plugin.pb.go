@@ -2589,6 +2589,150 @@ func (x *ResourceUpdated) GetUri() string {
 	return ""
 }
 
+type HealthRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HealthRequest) Reset() {
+	*x = HealthRequest{}
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[41]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HealthRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HealthRequest) ProtoMessage() {}
+
+func (x *HealthRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[41]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HealthRequest.ProtoReflect.Descriptor instead.
+func (*HealthRequest) Descriptor() ([]byte, []int) {
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{41}
+}
+
+type HealthResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HealthResponse) Reset() {
+	*x = HealthResponse{}
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[42]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HealthResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HealthResponse) ProtoMessage() {}
+
+func (x *HealthResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[42]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HealthResponse.ProtoReflect.Descriptor instead.
+func (*HealthResponse) Descriptor() ([]byte, []int) {
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{42}
+}
+
+type StopRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StopRequest) Reset() {
+	*x = StopRequest{}
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[43]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StopRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StopRequest) ProtoMessage() {}
+
+func (x *StopRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[43]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StopRequest.ProtoReflect.Descriptor instead.
+func (*StopRequest) Descriptor() ([]byte, []int) {
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{43}
+}
+
+type StopResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StopResponse) Reset() {
+	*x = StopResponse{}
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[44]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StopResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StopResponse) ProtoMessage() {}
+
+func (x *StopResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[44]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StopResponse.ProtoReflect.Descriptor instead.
+func (*StopResponse) Descriptor() ([]byte, []int) {
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{44}
+}
+
 var File_toolgate_plugin_v1_plugin_proto protoreflect.FileDescriptor
 
 const file_toolgate_plugin_v1_plugin_proto_rawDesc = "" +
@@ -2769,7 +2913,11 @@ const file_toolgate_plugin_v1_plugin_proto_rawDesc = "" +
 	"\x05event\"\r\n" +
 	"\vListChanged\"#\n" +
 	"\x0fResourceUpdated\x12\x10\n" +
-	"\x03uri\x18\x01 \x01(\tR\x03uri2\xb4\a\n" +
+	"\x03uri\x18\x01 \x01(\tR\x03uri\"\x0f\n" +
+	"\rHealthRequest\"\x10\n" +
+	"\x0eHealthResponse\"\r\n" +
+	"\vStopRequest\"\x0e\n" +
+	"\fStopResponse2\xd0\b\n" +
 	"\x06Plugin\x12R\n" +
 	"\aGetInfo\x12\".toolgate.plugin.v1.GetInfoRequest\x1a#.toolgate.plugin.v1.GetInfoResponse\x12X\n" +
 	"\tConfigure\x12$.toolgate.plugin.v1.ConfigureRequest\x1a%.toolgate.plugin.v1.ConfigureResponse\x12X\n" +
@@ -2780,7 +2928,9 @@ const file_toolgate_plugin_v1_plugin_proto_rawDesc = "" +
 	"\fReadResource\x12'.toolgate.plugin.v1.ReadResourceRequest\x1a(.toolgate.plugin.v1.ReadResourceResponse\x12^\n" +
 	"\vListPrompts\x12&.toolgate.plugin.v1.ListPromptsRequest\x1a'.toolgate.plugin.v1.ListPromptsResponse\x12X\n" +
 	"\tGetPrompt\x12$.toolgate.plugin.v1.GetPromptRequest\x1a%.toolgate.plugin.v1.GetPromptResponse\x12K\n" +
-	"\x05Watch\x12 .toolgate.plugin.v1.WatchRequest\x1a\x1e.toolgate.plugin.v1.WatchEvent0\x01B4Z2github.com/toolgate/toolgate/sdk/internal/pluginv1b\x06proto3"
+	"\x05Watch\x12 .toolgate.plugin.v1.WatchRequest\x1a\x1e.toolgate.plugin.v1.WatchEvent0\x01\x12O\n" +
+	"\x06Health\x12!.toolgate.plugin.v1.HealthRequest\x1a\".toolgate.plugin.v1.HealthResponse\x12I\n" +
+	"\x04Stop\x12\x1f.toolgate.plugin.v1.StopRequest\x1a .toolgate.plugin.v1.StopResponseB4Z2github.com/toolgate/toolgate/sdk/internal/pluginv1b\x06proto3"
 
 var (
 	file_toolgate_plugin_v1_plugin_proto_rawDescOnce sync.Once
@@ -2794,7 +2944,7 @@ func file_toolgate_plugin_v1_plugin_proto_rawDescGZIP() []byte {
 	return file_toolgate_plugin_v1_plugin_proto_rawDescData
 }
 
-var file_toolgate_plugin_v1_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 43)
+var file_toolgate_plugin_v1_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 47)
 var file_toolgate_plugin_v1_plugin_proto_goTypes = []any{
 	(*GetInfoRequest)(nil),                // 0: toolgate.plugin.v1.GetInfoRequest
 	(*GetInfoResponse)(nil),               // 1: toolgate.plugin.v1.GetInfoResponse
@@ -2837,15 +2987,19 @@ var file_toolgate_plugin_v1_plugin_proto_goTypes = []any{
 	(*WatchEvent)(nil),                    // 38: toolgate.plugin.v1.WatchEvent
 	(*ListChanged)(nil),                   // 39: toolgate.plugin.v1.ListChanged
 	(*ResourceUpdated)(nil),               // 40: toolgate.plugin.v1.ResourceUpdated
-	nil,                                   // 41: toolgate.plugin.v1.Tool.LabelsEntry
-	nil,                                   // 42: toolgate.plugin.v1.GetPromptRequest.ArgumentsEntry
+	(*HealthRequest)(nil),                 // 41: toolgate.plugin.v1.HealthRequest
+	(*HealthResponse)(nil),                // 42: toolgate.plugin.v1.HealthResponse
+	(*StopRequest)(nil),                   // 43: toolgate.plugin.v1.StopRequest
+	(*StopResponse)(nil),                  // 44: toolgate.plugin.v1.StopResponse
+	nil,                                   // 45: toolgate.plugin.v1.Tool.LabelsEntry
+	nil,                                   // 46: toolgate.plugin.v1.GetPromptRequest.ArgumentsEntry
 }
 var file_toolgate_plugin_v1_plugin_proto_depIdxs = []int32{
 	2,  // 0: toolgate.plugin.v1.GetInfoResponse.capabilities:type_name -> toolgate.plugin.v1.Capabilities
 	5,  // 1: toolgate.plugin.v1.ConfigureResponse.errors:type_name -> toolgate.plugin.v1.FieldError
 	8,  // 2: toolgate.plugin.v1.ListToolsResponse.tools:type_name -> toolgate.plugin.v1.Tool
 	9,  // 3: toolgate.plugin.v1.Tool.annotations:type_name -> toolgate.plugin.v1.ToolAnnotations
-	41, // 4: toolgate.plugin.v1.Tool.labels:type_name -> toolgate.plugin.v1.Tool.LabelsEntry
+	45, // 4: toolgate.plugin.v1.Tool.labels:type_name -> toolgate.plugin.v1.Tool.LabelsEntry
 	12, // 5: toolgate.plugin.v1.CallToolEvent.progress:type_name -> toolgate.plugin.v1.Progress
 	13, // 6: toolgate.plugin.v1.CallToolEvent.log:type_name -> toolgate.plugin.v1.LogMessage
 	14, // 7: toolgate.plugin.v1.CallToolEvent.result:type_name -> toolgate.plugin.v1.CallToolResult
@@ -2861,7 +3015,7 @@ var file_toolgate_plugin_v1_plugin_proto_depIdxs = []int32{
 	21, // 17: toolgate.plugin.v1.ReadResourceResponse.contents:type_name -> toolgate.plugin.v1.ResourceContents
 	31, // 18: toolgate.plugin.v1.Prompt.arguments:type_name -> toolgate.plugin.v1.PromptArgument
 	30, // 19: toolgate.plugin.v1.ListPromptsResponse.prompts:type_name -> toolgate.plugin.v1.Prompt
-	42, // 20: toolgate.plugin.v1.GetPromptRequest.arguments:type_name -> toolgate.plugin.v1.GetPromptRequest.ArgumentsEntry
+	46, // 20: toolgate.plugin.v1.GetPromptRequest.arguments:type_name -> toolgate.plugin.v1.GetPromptRequest.ArgumentsEntry
 	36, // 21: toolgate.plugin.v1.GetPromptResponse.messages:type_name -> toolgate.plugin.v1.PromptMessage
 	15, // 22: toolgate.plugin.v1.PromptMessage.content:type_name -> toolgate.plugin.v1.Content
 	39, // 23: toolgate.plugin.v1.WatchEvent.tools_changed:type_name -> toolgate.plugin.v1.ListChanged
@@ -2879,18 +3033,22 @@ var file_toolgate_plugin_v1_plugin_proto_depIdxs = []int32{
 	32, // 35: toolgate.plugin.v1.Plugin.ListPrompts:input_type -> toolgate.plugin.v1.ListPromptsRequest
 	34, // 36: toolgate.plugin.v1.Plugin.GetPrompt:input_type -> toolgate.plugin.v1.GetPromptRequest
 	37, // 37: toolgate.plugin.v1.Plugin.Watch:input_type -> toolgate.plugin.v1.WatchRequest
-	1,  // 38: toolgate.plugin.v1.Plugin.GetInfo:output_type -> toolgate.plugin.v1.GetInfoResponse
-	4,  // 39: toolgate.plugin.v1.Plugin.Configure:output_type -> toolgate.plugin.v1.ConfigureResponse
-	7,  // 40: toolgate.plugin.v1.Plugin.ListTools:output_type -> toolgate.plugin.v1.ListToolsResponse
-	11, // 41: toolgate.plugin.v1.Plugin.CallTool:output_type -> toolgate.plugin.v1.CallToolEvent
-	25, // 42: toolgate.plugin.v1.Plugin.ListResources:output_type -> toolgate.plugin.v1.ListResourcesResponse
-	27, // 43: toolgate.plugin.v1.Plugin.ListResourceTemplates:output_type -> toolgate.plugin.v1.ListResourceTemplatesResponse
-	29, // 44: toolgate.plugin.v1.Plugin.ReadResource:output_type -> toolgate.plugin.v1.ReadResourceResponse
-	33, // 45: toolgate.plugin.v1.Plugin.ListPrompts:output_type -> toolgate.plugin.v1.ListPromptsResponse
-	35, // 46: toolgate.plugin.v1.Plugin.GetPrompt:output_type -> toolgate.plugin.v1.GetPromptResponse
-	38, // 47: toolgate.plugin.v1.Plugin.Watch:output_type -> toolgate.plugin.v1.WatchEvent
-	38, // [38:48] is the sub-list for method output_type
-	28, // [28:38] is the sub-list for method input_type
+	41, // 38: toolgate.plugin.v1.Plugin.Health:input_type -> toolgate.plugin.v1.HealthRequest
+	43, // 39: toolgate.plugin.v1.Plugin.Stop:input_type -> toolgate.plugin.v1.StopRequest
+	1,  // 40: toolgate.plugin.v1.Plugin.GetInfo:output_type -> toolgate.plugin.v1.GetInfoResponse
+	4,  // 41: toolgate.plugin.v1.Plugin.Configure:output_type -> toolgate.plugin.v1.ConfigureResponse
+	7,  // 42: toolgate.plugin.v1.Plugin.ListTools:output_type -> toolgate.plugin.v1.ListToolsResponse
+	11, // 43: toolgate.plugin.v1.Plugin.CallTool:output_type -> toolgate.plugin.v1.CallToolEvent
+	25, // 44: toolgate.plugin.v1.Plugin.ListResources:output_type -> toolgate.plugin.v1.ListResourcesResponse
+	27, // 45: toolgate.plugin.v1.Plugin.ListResourceTemplates:output_type -> toolgate.plugin.v1.ListResourceTemplatesResponse
+	29, // 46: toolgate.plugin.v1.Plugin.ReadResource:output_type -> toolgate.plugin.v1.ReadResourceResponse
+	33, // 47: toolgate.plugin.v1.Plugin.ListPrompts:output_type -> toolgate.plugin.v1.ListPromptsResponse
+	35, // 48: toolgate.plugin.v1.Plugin.GetPrompt:output_type -> toolgate.plugin.v1.GetPromptResponse
+	38, // 49: toolgate.plugin.v1.Plugin.Watch:output_type -> toolgate.plugin.v1.WatchEvent
+	42, // 50: toolgate.plugin.v1.Plugin.Health:output_type -> toolgate.plugin.v1.HealthResponse
+	44, // 51: toolgate.plugin.v1.Plugin.Stop:output_type -> toolgate.plugin.v1.StopResponse
+	40, // [40:52] is the sub-list for method output_type
+	28, // [28:40] is the sub-list for method input_type
 	28, // [28:28] is the sub-list for extension type_name
 	28, // [28:28] is the sub-list for extension extendee
 	0,  // [0:28] is the sub-list for field type_name
@@ -2931,7 +3089,7 @@ func file_toolgate_plugin_v1_plugin_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_toolgate_plugin_v1_plugin_proto_rawDesc), len(file_toolgate_plugin_v1_plugin_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   43,
+			NumMessages:   47,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -35,6 +35,8 @@ const (
 	Plugin_ListPrompts_FullMethodName           = "/toolgate.plugin.v1.Plugin/ListPrompts"
 	Plugin_GetPrompt_FullMethodName             = "/toolgate.plugin.v1.Plugin/GetPrompt"
 	Plugin_Watch_FullMethodName                 = "/toolgate.plugin.v1.Plugin/Watch"
+	Plugin_Health_FullMethodName                = "/toolgate.plugin.v1.Plugin/Health"
+	Plugin_Stop_FullMethodName                  = "/toolgate.plugin.v1.Plugin/Stop"
 )
 
 // PluginClient is the client API for Plugin service.
@@ -56,6 +58,13 @@ type PluginClient interface {
 	GetPrompt(ctx context.Context, in *GetPromptRequest, opts ...grpc.CallOption) (*GetPromptResponse, error)
 	// Watch streams change notices and log lines for as long as the host listens.
 	Watch(ctx context.Context, in *WatchRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchEvent], error)
+	// Health says whether the backend itself answers (an MCP server behind the
+	// plugin, say), which the gRPC health service cannot: it only proves the
+	// plugin process serves. A plugin with nothing more to check answers at once.
+	Health(ctx context.Context, in *HealthRequest, opts ...grpc.CallOption) (*HealthResponse, error)
+	// Stop asks the plugin to end what it runs politely before the host ends its
+	// process; the call's deadline is how long it may take.
+	Stop(ctx context.Context, in *StopRequest, opts ...grpc.CallOption) (*StopResponse, error)
 }
 
 type pluginClient struct {
@@ -184,6 +193,26 @@ func (c *pluginClient) Watch(ctx context.Context, in *WatchRequest, opts ...grpc
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type Plugin_WatchClient = grpc.ServerStreamingClient[WatchEvent]
 
+func (c *pluginClient) Health(ctx context.Context, in *HealthRequest, opts ...grpc.CallOption) (*HealthResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(HealthResponse)
+	err := c.cc.Invoke(ctx, Plugin_Health_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *pluginClient) Stop(ctx context.Context, in *StopRequest, opts ...grpc.CallOption) (*StopResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(StopResponse)
+	err := c.cc.Invoke(ctx, Plugin_Stop_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // PluginServer is the server API for Plugin service.
 // All implementations must embed UnimplementedPluginServer
 // for forward compatibility.
@@ -203,6 +232,13 @@ type PluginServer interface {
 	GetPrompt(context.Context, *GetPromptRequest) (*GetPromptResponse, error)
 	// Watch streams change notices and log lines for as long as the host listens.
 	Watch(*WatchRequest, grpc.ServerStreamingServer[WatchEvent]) error
+	// Health says whether the backend itself answers (an MCP server behind the
+	// plugin, say), which the gRPC health service cannot: it only proves the
+	// plugin process serves. A plugin with nothing more to check answers at once.
+	Health(context.Context, *HealthRequest) (*HealthResponse, error)
+	// Stop asks the plugin to end what it runs politely before the host ends its
+	// process; the call's deadline is how long it may take.
+	Stop(context.Context, *StopRequest) (*StopResponse, error)
 	mustEmbedUnimplementedPluginServer()
 }
 
@@ -242,6 +278,12 @@ func (UnimplementedPluginServer) GetPrompt(context.Context, *GetPromptRequest) (
 }
 func (UnimplementedPluginServer) Watch(*WatchRequest, grpc.ServerStreamingServer[WatchEvent]) error {
 	return status.Error(codes.Unimplemented, "method Watch not implemented")
+}
+func (UnimplementedPluginServer) Health(context.Context, *HealthRequest) (*HealthResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Health not implemented")
+}
+func (UnimplementedPluginServer) Stop(context.Context, *StopRequest) (*StopResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Stop not implemented")
 }
 func (UnimplementedPluginServer) mustEmbedUnimplementedPluginServer() {}
 func (UnimplementedPluginServer) testEmbeddedByValue()                {}
@@ -430,6 +472,42 @@ func _Plugin_Watch_Handler(srv interface{}, stream grpc.ServerStream) error {
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type Plugin_WatchServer = grpc.ServerStreamingServer[WatchEvent]
 
+func _Plugin_Health_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(HealthRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(PluginServer).Health(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Plugin_Health_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(PluginServer).Health(ctx, req.(*HealthRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Plugin_Stop_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(StopRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(PluginServer).Stop(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Plugin_Stop_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(PluginServer).Stop(ctx, req.(*StopRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Plugin_ServiceDesc is the grpc.ServiceDesc for Plugin service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -468,6 +546,14 @@ var Plugin_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "GetPrompt",
 			Handler:    _Plugin_GetPrompt_Handler,
+		},
+		{
+			MethodName: "Health",
+			Handler:    _Plugin_Health_Handler,
+		},
+		{
+			MethodName: "Stop",
+			Handler:    _Plugin_Stop_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 
 	"google.golang.org/grpc/codes"
@@ -15,6 +16,10 @@ import (
 
 // ErrNoResult means a call's stream ended without the one result it owes.
 var ErrNoResult = errors.New("plugin ended the call without a result")
+
+// ErrConnectionLost marks a request whose connection to the plugin broke,
+// which is how a plugin process that exits shows first.
+var ErrConnectionLost = errors.New("connection to the plugin lost")
 
 // Client is a protov1.Backend served by a plugin across gRPC.
 type Client struct {
@@ -41,6 +46,8 @@ func errorOf(err error) error {
 		return &remoteError{msg: st.Message(), kind: context.DeadlineExceeded}
 	case codes.Canceled:
 		return &remoteError{msg: st.Message(), kind: context.Canceled}
+	case codes.Unavailable:
+		return &remoteError{msg: st.Message(), kind: ErrConnectionLost}
 	}
 	return err
 }
@@ -221,4 +228,27 @@ func (c *Client) Watch(ctx context.Context, emit func(protov1.Event)) error {
 			emit(e)
 		}
 	}
+}
+
+// ErrUnsupported is wrapped by the errors of optional calls a plugin built
+// against an older protocol minor does not serve.
+var ErrUnsupported = errors.New("not served by this plugin")
+
+// Health asks the plugin whether its backend answers.
+func (c *Client) Health(ctx context.Context) error {
+	_, err := c.RPC.Health(ctx, &pluginv1.HealthRequest{})
+	return unsupported(err)
+}
+
+// Stop asks the plugin to end what it runs politely.
+func (c *Client) Stop(ctx context.Context) error {
+	_, err := c.RPC.Stop(ctx, &pluginv1.StopRequest{})
+	return unsupported(err)
+}
+
+func unsupported(err error) error {
+	if status.Code(err) == codes.Unimplemented {
+		return fmt.Errorf("%w: %v", ErrUnsupported, err)
+	}
+	return errorOf(err)
 }

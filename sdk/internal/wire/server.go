@@ -249,3 +249,26 @@ func (s *Server) Watch(_ *pluginv1.WatchRequest, stream grpc.ServerStreamingServ
 	mu.Unlock()
 	return statusOf(werr)
 }
+
+// Health checks the backend itself when it can say more than "the process
+// answers"; otherwise this answer is the proof.
+func (s *Server) Health(ctx context.Context, _ *pluginv1.HealthRequest) (resp *pluginv1.HealthResponse, err error) {
+	defer s.guard("Health", &err)
+	if hc, ok := s.Backend.(protov1.HealthChecker); ok {
+		if err := hc.Health(ctx); err != nil {
+			return nil, statusOf(err)
+		}
+	}
+	return &pluginv1.HealthResponse{}, nil
+}
+
+// Stop lets the backend end what it runs before the host ends the process.
+func (s *Server) Stop(ctx context.Context, _ *pluginv1.StopRequest) (resp *pluginv1.StopResponse, err error) {
+	defer s.guard("Stop", &err)
+	if st, ok := s.Backend.(protov1.Stopper); ok {
+		if err := st.Stop(ctx); err != nil {
+			return nil, statusOf(err)
+		}
+	}
+	return &pluginv1.StopResponse{}, nil
+}

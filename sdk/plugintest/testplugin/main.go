@@ -5,6 +5,8 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -32,7 +34,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "testplugin: dying at start as asked")
 		os.Exit(3)
 	}
-	plugin.Serve(&plugin.Plugin{
+	p := &plugin.Plugin{
 		Name:    "testplugin",
 		Version: "0.0.1",
 		Tools: []plugin.Tool{
@@ -78,6 +80,28 @@ func main() {
 				n, err := os.Stdin.Read(make([]byte, 1))
 				return plugin.Text(fmt.Sprintf("read %d bytes, err=%v", n, err)), nil
 			}, plugin.ReadOnly()),
+			plugin.NewTool("log", "Log the text through a logger made in the handler, and write it to stderr.", func(_ context.Context, _ *plugin.Call, in echoArgs) (*plugin.Result, error) {
+				plugin.Logger().Warn("handler log", "text", in.Text)
+				fmt.Fprintln(os.Stderr, "handler stderr: "+in.Text)
+				return plugin.Text("logged"), nil
+			}),
 		},
-	})
+	}
+	if os.Getenv("TESTPLUGIN_HANG_CONFIGURE") != "" {
+		p.Configure = func(ctx context.Context, _ json.RawMessage) error {
+			<-ctx.Done()
+			return ctx.Err()
+		}
+	}
+	if f := os.Getenv("TESTPLUGIN_UNHEALTHY_FILE"); f != "" {
+		// Healthy until the file exists: a backend that goes bad while its
+		// process keeps serving.
+		p.Health = func(context.Context) error {
+			if _, err := os.Stat(f); err == nil {
+				return errors.New("backend unhealthy as asked")
+			}
+			return nil
+		}
+	}
+	plugin.Serve(p)
 }

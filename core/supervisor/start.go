@@ -1,0 +1,111 @@
+package supervisor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/toolgate/toolgate/core/catalog"
+	"github.com/toolgate/toolgate/sdk/pluginhost"
+	"github.com/toolgate/toolgate/sdk/protov1"
+)
+
+// defaultStartTimeout bounds a start whose spec sets no StartTimeout.
+const defaultStartTimeout = 30 * time.Second
+
+// launch starts the process, configures it and learns its manifest, all
+// within the spec's StartTimeout: a plugin that hangs in any phase fails its
+// start with an error naming that phase.
+func (s *Supervisor) launch(ctx context.Context, gen uint64) startResult {
+	timeout := s.spec.StartTimeout
+	if timeout <= 0 {
+		timeout = defaultStartTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	late := func(phase string, err error) error {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return fmt.Errorf("plugin %q did not finish starting within start_timeout %s (it was at %s): %w", s.spec.Name, timeout, phase, err)
+		}
+		return err
+	}
+	p, err := pluginhost.Start(ctx, pluginhost.Config{
+		Name: s.spec.Name, Path: s.spec.Path, Args: s.spec.Args, Env: s.spec.Env, Dir: s.spec.Dir,
+		Logger: s.log, StartTimeout: timeout,
+	})
+	if err != nil {
+		return startResult{gen: gen, err: late("launch and handshake", err)}
+	}
+	fail := func(err error, config bool) startResult {
+		stderr := p.Stderr()
+		p.Kill()
+		if len(stderr) > 0 && !config {
+			err = fmt.Errorf("%w; its stderr: %s", err, strings.Join(stderr, " | "))
+		}
+		return startResult{gen: gen, err: err, config: config}
+	}
+	if err := p.Configure(ctx, s.spec.Config); err != nil {
+		var ce *protov1.ConfigError
+		if errors.As(err, &ce) {
+			if s.spec.ConfigError != nil {
+				err = s.spec.ConfigError(ce)
+			}
+			return fail(err, true)
+		}
+		return fail(late("configure", fmt.Errorf("configure plugin %q: %w", s.spec.Name, err)), false)
+	}
+	m, err := learn(ctx, p)
+	if err != nil {
+		return fail(late("the first listing", fmt.Errorf("plugin %q: %w", s.spec.Name, err)), false)
+	}
+	return startResult{gen: gen, plugin: p, manifest: m}
+}
+
+// learn asks a plugin for everything it serves.
+func learn(ctx context.Context, b protov1.Backend) (*catalog.Manifest, error) {
+	var m catalog.Manifest
+	var err error
+	if m.Info, err = b.GetInfo(ctx); err != nil {
+		return nil, fmt.Errorf("get info: %w", err)
+	}
+	if m.Tools, err = b.ListTools(ctx); err != nil {
+		return nil, fmt.Errorf("list tools: %w", err)
+	}
+	if m.Resources, err = b.ListResources(ctx); err != nil {
+		return nil, fmt.Errorf("list resources: %w", err)
+	}
+	if m.Templates, err = b.ListResourceTemplates(ctx); err != nil {
+		return nil, fmt.Errorf("list resource templates: %w", err)
+	}
+	if m.Prompts, err = b.ListPrompts(ctx); err != nil {
+		return nil, fmt.Errorf("list prompts: %w", err)
+	}
+	return &m, nil
+}
+
+// watch follows the plugin's change notices until ctx ends or the plugin goes.
+func (s *Supervisor) watch(ctx context.Context, p *pluginhost.Plugin, gen uint64, out chan<- manifestUpdate) {
+	err := p.Watch(ctx, func(e protov1.Event) {
+		switch e.Kind {
+		case protov1.EventToolsChanged, protov1.EventResourcesChanged, protov1.EventPromptsChanged:
+			m, err := learn(ctx, p)
+			if err != nil {
+				s.log.Warn("relearn after change notice failed", "error", err)
+				return
+			}
+			select {
+			case out <- manifestUpdate{gen: gen, manifest: m}:
+			case <-ctx.Done():
+			}
+		default:
+			if s.hooks.Notice != nil {
+				s.hooks.Notice(s.spec.Name, e)
+			}
+		}
+	})
+	if err != nil && ctx.Err() == nil {
+		s.log.Debug("watch ended", "error", err)
+	}
+}
