@@ -152,11 +152,15 @@ func (h *Handlers) maxCallTimeout() time.Duration {
 func (h *Handlers) callFailure(parent, callCtx context.Context, t *catalog.Tool, timeout time.Duration, err error) (*protov1.Result, Outcome) {
 	var crash *supervisor.CrashError
 	var unavailable *supervisor.UnavailableError
+	var stopped *supervisor.StoppedError
 	switch {
 	case parent.Err() != nil:
 		return errorResult("call to %s was cancelled by the client", t.ID), OutcomeCancelled
 	case errors.As(err, &crash):
 		return errorResult("%v", crash), OutcomeCrash
+	case errors.As(err, &stopped):
+		// An operator's stop or the shutdown, not a fault: say which, unprefixed.
+		return errorResult("%v", stopped), OutcomeUnavailable
 	case errors.As(err, &unavailable) && !errors.Is(err, context.DeadlineExceeded):
 		return errorResult("cannot call %s: %v", t.ID, unavailable), OutcomeUnavailable
 	case errors.Is(callCtx.Err(), context.DeadlineExceeded):
