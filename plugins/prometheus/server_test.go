@@ -160,6 +160,12 @@ const sharedRules = `groups:
         expr: vector(0) > 0
       - record: job:http_requests:rate5m
         expr: sum by (job) (rate(http_requests_total[5m]))
+  - name: broken
+    rules:
+      # Three up series meet one vector(1) on no labels: every evaluation
+      # fails with a long "many-to-many matching" error.
+      - record: broken:up
+        expr: vector(1) * on() group_left up
 `
 
 func startShared(prom, promtool, appAddr string) (*promServer, error) {
