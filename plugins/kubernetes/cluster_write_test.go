@@ -104,7 +104,7 @@ func TestWriteRoundTrip(t *testing.T) {
 	if dep, _ = deps.Get(ctx, "rt", metav1.GetOptions{}); dep.Spec.Template.Annotations[restartedAtAnnotation] == "" {
 		t.Errorf("rollout restart left no %s annotation", restartedAtAnnotation)
 	}
-	mustContain(t, p.fail("rollout_restart", map[string]any{"kind": "configmap", "name": "rt-config"}), "not restartable")
+	mustContain(t, p.fail("rollout_restart", map[string]any{"kind": "configmap", "name": "rt-config"}), "no rollout for this kind")
 
 	// Without allow_destructive there is no delete tool at all.
 	if _, err := p.b.CallTool(ctx, &protov1.CallRequest{Name: "delete_resource", Arguments: json.RawMessage(`{"kind":"deployment","name":"rt"}`)}, &plugintest.Events{}); !errors.Is(err, protov1.ErrNotFound) {

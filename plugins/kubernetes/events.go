@@ -119,11 +119,17 @@ func (k *kube) listEvents(ctx context.Context, _ *plugin.Call, in eventsArgs) (*
 		ns = ""
 	}
 	t := target{verb: "list", resource: "events", namespace: ns, allNS: ns == ""}
+	if err := k.s.limits.checkNamespace("list_events", true, ns, ns == ""); err != nil {
+		return plugin.Errorf("%v", err), nil
+	}
 	sel := fields.Set{}
 	if in.Kind != "" {
 		r, err := k.c.resolve(ctx, in.Kind, "")
 		if err != nil {
 			return k.c.fail(t, err), nil
+		}
+		if res := k.allowed(t, r); res != nil {
+			return res, nil
 		}
 		sel["involvedObject.kind"] = r.Kind
 	}

@@ -23,6 +23,10 @@ const (
 	defaultContainerAnnotation = "kubectl.kubernetes.io/default-container"
 )
 
+// podResource is the kind logs are read from, for the config's limits.
+var podResource = resource{GVR: corev1.SchemeGroupVersion.WithResource("pods"), Kind: "Pod", Singular: "pod",
+	Namespaced: true, ShortNames: []string{"po"}}
+
 type logsArgs struct {
 	Name       string `json:"name" description:"Pod name."`
 	Namespace  string `json:"namespace,omitempty" description:"Namespace of the pod; default the plugin's namespace."`
@@ -41,6 +45,9 @@ func (k *kube) podLogs(ctx context.Context, _ *plugin.Call, in logsArgs) (*plugi
 		ns = k.c.namespace
 	}
 	t := target{verb: "get", resource: "pods", name: in.Name, namespace: ns}
+	if res := k.allowed(t, podResource); res != nil {
+		return res, nil
+	}
 	if in.Name == "" {
 		return plugin.Errorf("get_pod_logs: name is required (list_resources kind=pods lists them)"), nil
 	}

@@ -68,7 +68,8 @@ func (k *kube) listAPIResources(ctx context.Context, _ *plugin.Call, in apiResou
 	var infos []apiResourceInfo
 	var rows [][]string
 	for _, r := range all {
-		if (in.APIGroup != "" && r.GVR.Group != group) || (in.Namespaced != nil && *in.Namespaced != r.Namespaced) {
+		_, denied := k.s.limits.denies(r)
+		if denied || (in.APIGroup != "" && r.GVR.Group != group) || (in.Namespaced != nil && *in.Namespaced != r.Namespaced) {
 			continue
 		}
 		infos = append(infos, apiResourceInfo{Name: r.GVR.Resource, ShortNames: r.ShortNames, APIVersion: r.APIVersion(),
@@ -95,15 +96,18 @@ type listArgs struct {
 	Continue      string `json:"continue,omitempty" description:"Continue token from a previous page of the same request."`
 }
 
-// listAnswer is list_resources' structured answer.
+// listAnswer is list_resources' structured answer: the text's own table,
+// columns and rows, so it costs what the text costs; the NAME column names
+// each object, and get_resource gives a whole one.
 type listAnswer struct {
-	Kind       string           `json:"kind"`
-	APIVersion string           `json:"apiVersion"`
-	Namespace  string           `json:"namespace,omitempty"`
-	Items      []map[string]any `json:"items"`
-	Continue   string           `json:"continue,omitempty"`
-	Remaining  *int64           `json:"remainingItemCount,omitempty"`
-	Truncated  bool             `json:"truncated"`
+	Kind       string     `json:"kind"`
+	APIVersion string     `json:"apiVersion"`
+	Namespace  string     `json:"namespace,omitempty"`
+	Columns    []string   `json:"columns"`
+	Rows       [][]string `json:"rows"`
+	Continue   string     `json:"continue,omitempty"`
+	Remaining  *int64     `json:"remainingItemCount,omitempty"`
+	Truncated  bool       `json:"truncated"`
 }
 
 func (k *kube) listResources(ctx context.Context, _ *plugin.Call, in listArgs) (*plugin.Result, error) {
@@ -118,6 +122,9 @@ func (k *kube) listResources(ctx context.Context, _ *plugin.Call, in listArgs) (
 		ns = ""
 	}
 	t := targetOf("list", r, "", ns)
+	if res := k.allowed(t, r); res != nil {
+		return res, nil
+	}
 	if !r.can("list") {
 		return plugin.Errorf("%s: this kind cannot be listed (verbs: %s)", t, strings.Join(r.Verbs, ", ")), nil
 	}
@@ -130,10 +137,10 @@ func (k *kube) listResources(ctx context.Context, _ *plugin.Call, in listArgs) (
 	if err != nil {
 		return k.c.fail(t, err), nil
 	}
-	ans := listAnswer{Kind: r.Kind, APIVersion: r.APIVersion(), Namespace: ns, Items: page.objects,
+	ans := listAnswer{Kind: r.Kind, APIVersion: r.APIVersion(), Namespace: ns, Columns: page.columns, Rows: page.rows,
 		Continue: page.cont, Remaining: page.remaining, Truncated: page.cont != ""}
-	if ans.Items == nil {
-		ans.Items = []map[string]any{}
+	if ans.Rows == nil {
+		ans.Rows = [][]string{}
 	}
 	var text string
 	if len(page.rows) == 0 {
@@ -165,6 +172,9 @@ func (k *kube) getResource(ctx context.Context, _ *plugin.Call, in getArgs) (*pl
 	}
 	ns := k.c.namespaceFor(r, in.Namespace)
 	t := targetOf("get", r, in.Name, ns)
+	if res := k.allowed(t, r); res != nil {
+		return res, nil
+	}
 	if in.Name == "" {
 		return plugin.Errorf("%s: name is required (list_resources lists them)", t), nil
 	}
@@ -172,7 +182,7 @@ func (k *kube) getResource(ctx context.Context, _ *plugin.Call, in getArgs) (*pl
 	if err != nil {
 		return k.c.fail(t, err), nil
 	}
-	clean := strip(obj.Object)
+	clean, hid := k.present(obj.Object)
 	var text []byte
 	if in.Output == "json" {
 		text, err = json.MarshalIndent(clean, "", "  ")
@@ -182,5 +192,9 @@ func (k *kube) getResource(ctx context.Context, _ *plugin.Call, in getArgs) (*pl
 	if err != nil {
 		return nil, fmt.Errorf("encode %s: %w", t, err)
 	}
-	return plugin.JSON(clean, strings.TrimRight(string(text), "\n"))
+	note := ""
+	if hid {
+		note = "\n\n" + secretNote
+	}
+	return plugin.JSON(clean, strings.TrimRight(string(text), "\n")+note)
 }

@@ -13,11 +13,11 @@ func TestStrip(t *testing.T) {
 		"selfLink":      "/apis/apps/v1/x",
 		"annotations":   map[string]any{lastApplied: "{...}"},
 	}}
-	got := strip(obj)["metadata"].(map[string]any)
+	got := strip(obj, false)["metadata"].(map[string]any)
 	if len(got) != 1 || got["name"] != "web" {
 		t.Errorf("stripped metadata = %v, want only the name", got)
 	}
-	kept := strip(map[string]any{"metadata": map[string]any{"annotations": map[string]any{lastApplied: "x", "team": "a"}}})
+	kept := strip(map[string]any{"metadata": map[string]any{"annotations": map[string]any{lastApplied: "x", "team": "a"}}}, false)
 	if ann := kept["metadata"].(map[string]any)["annotations"].(map[string]any); len(ann) != 1 || ann["team"] != "a" {
 		t.Errorf("annotations = %v, want only team", ann)
 	}

@@ -15,8 +15,9 @@ import (
 )
 
 var (
-	readTools  = []string{"list_contexts", "list_namespaces", "list_api_resources", "list_resources", "get_resource", "describe_resource", "list_events", "get_pod_logs"}
-	writeTools = []string{"apply_manifest", "patch_resource", "scale_resource", "rollout_restart"}
+	readTools = []string{"list_contexts", "list_namespaces", "list_api_resources", "list_resources", "get_resource", "describe_resource",
+		"list_events", "get_pod_logs", "rollout_status", "rollout_history", "top", "explain"}
+	writeTools = []string{"apply_manifest", "patch_resource", "scale_resource", "rollout_restart", "rollout_undo", "rollout_pause", "rollout_resume"}
 )
 
 // TestToolsFollowConfig: tools the config does not allow are not there at
@@ -64,7 +65,7 @@ func TestToolAnnotations(t *testing.T) {
 			if !a.IsReadOnly() || a.IsDestructive() {
 				t.Errorf("%s: read-only %v destructive %v, want read-only", name, a.IsReadOnly(), a.IsDestructive())
 			}
-		case name == "rollout_restart":
+		case name == "rollout_restart" || name == "rollout_pause" || name == "rollout_resume":
 			if a.IsReadOnly() || a.IsDestructive() {
 				t.Errorf("%s: want a non-destructive write", name)
 			}

@@ -3,7 +3,6 @@ package kubernetes
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -18,10 +17,6 @@ import (
 // fieldManager is the name server-side apply records as owner of the fields
 // this plugin sets, so they can be told apart from kubectl's and controllers'.
 const fieldManager = "toolgate"
-
-// restartedAtAnnotation is what `kubectl rollout restart` sets; using the same
-// key keeps the two interchangeable.
-const restartedAtAnnotation = "kubectl.kubernetes.io/restartedAt"
 
 func dryRun(on bool) []string {
 	if on {
@@ -77,6 +72,9 @@ func (k *kube) apply(ctx context.Context, _ *plugin.Call, in applyArgs) (*plugin
 		obj.SetNamespace(ns)
 		obj.SetManagedFields(nil)
 		t := targetOf("apply", r, obj.GetName(), ns)
+		if res := k.allowed(t, r); res != nil {
+			return k.applyFailed(done, res), nil
+		}
 		client := k.c.dynamic.Resource(r.GVR).Namespace(ns)
 		before, getErr := client.Get(ctx, obj.GetName(), metav1.GetOptions{})
 		out, err := client.Apply(ctx, obj.GetName(), obj, metav1.ApplyOptions{FieldManager: fieldManager, Force: in.Force, DryRun: dryRun(in.DryRun)})
@@ -90,7 +88,8 @@ func (k *kube) apply(ctx context.Context, _ *plugin.Call, in applyArgs) (*plugin
 		case getErr == nil && before.GetResourceVersion() == out.GetResourceVersion():
 			result = "unchanged"
 		}
-		done = append(done, appliedObject{Kind: out.GetKind(), Name: out.GetName(), Namespace: ns, Result: result, Object: strip(out.Object)})
+		shown, _ := k.present(out.Object)
+		done = append(done, appliedObject{Kind: out.GetKind(), Name: out.GetName(), Namespace: ns, Result: result, Object: shown})
 	}
 	return plugin.JSON(map[string]any{"applied": done, "dryRun": in.DryRun}, appliedTable(done)+dryRunNote(in.DryRun))
 }
@@ -153,6 +152,9 @@ func (k *kube) patch(ctx context.Context, _ *plugin.Call, in patchArgs) (*plugin
 	}
 	ns := k.c.namespaceFor(r, in.Namespace)
 	t := targetOf("patch", r, in.Name, ns)
+	if res := k.allowed(t, r); res != nil {
+		return res, nil
+	}
 	out, err := k.c.dynamic.Resource(r.GVR).Namespace(ns).Patch(ctx, in.Name, pt, body,
 		metav1.PatchOptions{FieldManager: fieldManager, DryRun: dryRun(in.DryRun)})
 	if err != nil {
@@ -163,7 +165,8 @@ func (k *kube) patch(ctx context.Context, _ *plugin.Call, in patchArgs) (*plugin
 		text += fmt.Sprintf(" in namespace %q", ns)
 	}
 	text += fmt.Sprintf(" (%s patch); resourceVersion now %s.", firstNonEmpty(in.Type, "merge"), out.GetResourceVersion()) + dryRunNote(in.DryRun)
-	return plugin.JSON(strip(out.Object), text)
+	shown, _ := k.present(out.Object)
+	return plugin.JSON(shown, text)
 }
 
 type scaleArgs struct {
@@ -186,6 +189,9 @@ func (k *kube) scale(ctx context.Context, _ *plugin.Call, in scaleArgs) (*plugin
 	}
 	ns := k.c.namespaceFor(r, in.Namespace)
 	t := targetOf("update", r, in.Name, ns)
+	if res := k.allowed(t, r); res != nil {
+		return res, nil
+	}
 	t.resource += "/scale"
 	has, err := k.c.hasSubresource(r, "scale")
 	if err != nil {
@@ -214,52 +220,6 @@ func (k *kube) scale(ctx context.Context, _ *plugin.Call, in scaleArgs) (*plugin
 	return plugin.JSON(map[string]any{"kind": r.Kind, "name": in.Name, "namespace": ns, "from": from, "to": in.Replicas, "scale": out.Object}, text)
 }
 
-type restartArgs struct {
-	Kind      string `json:"kind" enum:"deployment,statefulset,daemonset" description:"Kind of workload to restart."`
-	Name      string `json:"name" description:"Workload name."`
-	Namespace string `json:"namespace,omitempty" description:"Namespace; default the plugin's namespace."`
-}
-
-// errNotRestartable marks a kind rollout restart does not apply to.
-var errNotRestartable = errors.New("not restartable")
-
-func (k *kube) rolloutRestart(ctx context.Context, _ *plugin.Call, in restartArgs) (*plugin.Result, error) {
-	ctx, cancel := k.call(ctx)
-	defer cancel()
-	r, err := k.c.resolve(ctx, in.Kind, "")
-	if err != nil {
-		return k.c.fail(target{verb: "restart", resource: in.Kind, name: in.Name}, err), nil
-	}
-	switch r.GroupResource() {
-	case "deployments.apps", "statefulsets.apps", "daemonsets.apps":
-	default:
-		return plugin.Errorf("rollout_restart: %s: %v; only deployments, statefulsets and daemonsets roll out pods", r.GroupResource(), errNotRestartable), nil
-	}
-	ns := k.c.namespaceFor(r, in.Namespace)
-	client := k.c.dynamic.Resource(r.GVR).Namespace(ns)
-	obj, err := client.Get(ctx, in.Name, metav1.GetOptions{})
-	if err != nil {
-		return k.c.fail(targetOf("get", r, in.Name, ns), err), nil
-	}
-	if paused, _ := nested(obj.Object, "spec", "paused").(bool); paused {
-		return plugin.Errorf("rollout_restart: %s %q in namespace %q is paused; resume its rollout first (patch spec.paused=false)", r.GroupResource(), in.Name, ns), nil
-	}
-	now := k.now().UTC().Format("2006-01-02T15:04:05Z07:00")
-	body, err := json.Marshal(map[string]any{"spec": map[string]any{"template": map[string]any{"metadata": map[string]any{
-		"annotations": map[string]string{restartedAtAnnotation: now}}}}})
-	if err != nil {
-		return nil, err
-	}
-	out, err := client.Patch(ctx, in.Name, types.MergePatchType, body, metav1.PatchOptions{FieldManager: fieldManager})
-	if err != nil {
-		return k.c.fail(targetOf("patch", r, in.Name, ns), err), nil
-	}
-	text := fmt.Sprintf("Restarted %s %q in namespace %q: its pods are being replaced by a rolling update (restartedAt %s).",
-		r.GroupResource(), in.Name, ns, now)
-	return plugin.JSON(map[string]any{"kind": r.Kind, "name": in.Name, "namespace": ns, "restartedAt": now,
-		"generation": out.GetGeneration()}, text)
-}
-
 type deleteArgs struct {
 	objectArgs
 	Propagation string `json:"propagation,omitempty" enum:"background,foreground,orphan" description:"What happens to dependents such as a deployment's pods (default background: deleted after the object)."`
@@ -286,6 +246,9 @@ func (k *kube) deleteResource(ctx context.Context, _ *plugin.Call, in deleteArgs
 	}
 	ns := k.c.namespaceFor(r, in.Namespace)
 	t := targetOf("delete", r, in.Name, ns)
+	if res := k.allowed(t, r); res != nil {
+		return res, nil
+	}
 	if in.Name == "" {
 		return plugin.Errorf("%s: name is required", t), nil
 	}
