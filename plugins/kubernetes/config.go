@@ -56,6 +56,9 @@ type Config struct {
 	// DeniedKinds are kinds no tool reads or changes ("secrets",
 	// "widgets.example.com").
 	DeniedKinds []string `json:"denied_kinds"`
+	// AllowedContexts are the kubeconfig contexts a call may pick with its
+	// context argument, besides the plugin's own.
+	AllowedContexts []string `json:"allowed_contexts"`
 }
 
 // settings is a Config checked and completed with its defaults.
@@ -119,6 +122,10 @@ func decodeConfig(raw json.RawMessage) (Config, settings, error) {
 	if c.AllowDestructive && s.readOnly {
 		problems = append(problems, protov1.FieldError{Path: "allow_destructive",
 			Message: "has no effect while read_only is true; set read_only = false as well"})
+	}
+	if c.InCluster && len(c.AllowedContexts) > 0 {
+		problems = append(problems, protov1.FieldError{Path: "allowed_contexts",
+			Message: "cannot be combined with in_cluster, which has no kubeconfig contexts"})
 	}
 	if c.InCluster && (c.Kubeconfig != "" || c.Context != "") {
 		problems = append(problems, protov1.FieldError{Path: "in_cluster",

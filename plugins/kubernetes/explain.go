@@ -15,6 +15,7 @@ import (
 var ErrNoSuchField = errors.New("no such field")
 
 type explainArgs struct {
+	contextArg
 	Kind       string `json:"kind" description:"Resource kind: plural, singular, Kind or short name (pods, Deployment, deploy), optionally with its group (widgets.example.com)."`
 	APIVersion string `json:"api_version,omitempty" description:"Group/version to explain instead of the server's preferred one, e.g. apps/v1."`
 	Field      string `json:"field,omitempty" description:"Dotted path of a field to explain, e.g. spec.template.spec.containers.resources. Default: the kind itself."`
@@ -93,6 +94,10 @@ func (d *openAPIDoc) typeName(n schemaNode) string {
 func (k *kube) explain(ctx context.Context, _ *plugin.Call, in explainArgs) (*plugin.Result, error) {
 	ctx, cancel := k.call(ctx)
 	defer cancel()
+	k, refused := k.on(in.contextName())
+	if refused != nil {
+		return refused, nil
+	}
 	r, err := k.c.resolve(ctx, in.Kind, in.APIVersion)
 	if err != nil {
 		return k.c.fail(target{verb: "explain", resource: in.Kind}, err), nil

@@ -28,6 +28,7 @@ var podResource = resource{GVR: corev1.SchemeGroupVersion.WithResource("pods"), 
 	Namespaced: true, ShortNames: []string{"po"}}
 
 type logsArgs struct {
+	contextArg
 	Name       string `json:"name" description:"Pod name."`
 	Namespace  string `json:"namespace,omitempty" description:"Namespace of the pod; default the plugin's namespace."`
 	Container  string `json:"container,omitempty" description:"Container name; needed when the pod has several (default: the only one, or the pod's default container)."`
@@ -40,6 +41,10 @@ type logsArgs struct {
 func (k *kube) podLogs(ctx context.Context, _ *plugin.Call, in logsArgs) (*plugin.Result, error) {
 	ctx, cancel := k.call(ctx)
 	defer cancel()
+	k, refused := k.on(in.contextName())
+	if refused != nil {
+		return refused, nil
+	}
 	ns := in.Namespace
 	if ns == "" {
 		ns = k.c.namespace

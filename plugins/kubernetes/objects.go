@@ -112,6 +112,7 @@ func labelString(m map[string]string) string {
 // objectArgs names one object of any kind; the tools that act on one object
 // embed it, so they describe it the same way.
 type objectArgs struct {
+	contextArg
 	Kind       string `json:"kind" description:"Resource kind: plural, singular, Kind or short name (pods, Deployment, deploy, svc), optionally with its group (deployments.apps, widgets.example.com)."`
 	APIVersion string `json:"api_version,omitempty" description:"Group/version to use instead of the server's preferred one, e.g. apps/v1 or example.com/v1alpha1."`
 	Name       string `json:"name" description:"Object name."`

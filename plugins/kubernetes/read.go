@@ -23,21 +23,28 @@ func (k *kube) listContexts(context.Context, *plugin.Call, struct{}) (*plugin.Re
 		rows[i] = []string{mark, c.Name, c.Cluster, c.Server, c.User, c.Namespace}
 	}
 	text := renderTable([]string{"CURRENT", "NAME", "CLUSTER", "SERVER", "USER", "NAMESPACE"}, rows)
-	text += fmt.Sprintf("\n\nThis plugin uses the context marked *, default namespace %q. Another context needs another plugin block in the gateway config.", k.c.namespace)
-	return plugin.JSON(map[string]any{"contexts": k.contexts, "namespace": k.c.namespace}, text)
+	text += fmt.Sprintf("\n\nThis plugin uses the context marked *, default namespace %q.", k.c.namespace)
+	if len(k.allowedContexts) > 0 {
+		text += fmt.Sprintf(" A call may pass context= one of: %s.", strings.Join(k.allowedContexts, ", "))
+	} else {
+		text += " Other contexts need allowed_contexts in the plugin config, or another plugin block."
+	}
+	return plugin.JSON(map[string]any{"contexts": k.contexts, "namespace": k.c.namespace, "allowedContexts": k.allowedContexts}, text)
 }
 
 type listNamespacesArgs struct {
+	contextArg
 	LabelSelector string `json:"label_selector,omitempty" description:"Only namespaces whose labels match, e.g. team=shop."`
 	Limit         int64  `json:"limit,omitempty" description:"Most namespaces to return (capped by the plugin's max_items)."`
 	Continue      string `json:"continue,omitempty" description:"Continue token from a previous page."`
 }
 
 func (k *kube) listNamespaces(ctx context.Context, call *plugin.Call, in listNamespacesArgs) (*plugin.Result, error) {
-	return k.listResources(ctx, call, listArgs{Kind: "namespaces", APIVersion: "v1", LabelSelector: in.LabelSelector, Limit: in.Limit, Continue: in.Continue})
+	return k.listResources(ctx, call, listArgs{contextArg: in.contextArg, Kind: "namespaces", APIVersion: "v1", LabelSelector: in.LabelSelector, Limit: in.Limit, Continue: in.Continue})
 }
 
 type apiResourcesArgs struct {
+	contextArg
 	APIGroup   string `json:"api_group,omitempty" description:"Only kinds of this API group, e.g. apps or example.com; core for the legacy core group (pods, services)."`
 	Namespaced *bool  `json:"namespaced,omitempty" description:"Only namespaced kinds (true) or only cluster-scoped kinds (false)."`
 }
@@ -55,6 +62,10 @@ type apiResourceInfo struct {
 func (k *kube) listAPIResources(ctx context.Context, _ *plugin.Call, in apiResourcesArgs) (*plugin.Result, error) {
 	ctx, cancel := k.call(ctx)
 	defer cancel()
+	k, refused := k.on(in.contextName())
+	if refused != nil {
+		return refused, nil
+	}
 	// A fresh look each time: this is the tool to ask after installing a CRD.
 	k.c.discovery.Invalidate()
 	all, err := k.c.resources(ctx, "")
@@ -86,6 +97,7 @@ func (k *kube) listAPIResources(ctx context.Context, _ *plugin.Call, in apiResou
 }
 
 type listArgs struct {
+	contextArg
 	Kind          string `json:"kind" description:"Resource kind: plural, singular, Kind or short name (pods, Deployment, deploy, svc), optionally with its group (deployments.apps, widgets.example.com)."`
 	APIVersion    string `json:"api_version,omitempty" description:"Group/version to use instead of the server's preferred one, e.g. apps/v1 or example.com/v1alpha1."`
 	Namespace     string `json:"namespace,omitempty" description:"Namespace to list in; default the plugin's namespace. Ignored for cluster-scoped kinds."`
@@ -113,6 +125,10 @@ type listAnswer struct {
 func (k *kube) listResources(ctx context.Context, _ *plugin.Call, in listArgs) (*plugin.Result, error) {
 	ctx, cancel := k.call(ctx)
 	defer cancel()
+	k, refused := k.on(in.contextName())
+	if refused != nil {
+		return refused, nil
+	}
 	r, err := k.c.resolve(ctx, in.Kind, in.APIVersion)
 	if err != nil {
 		return k.c.fail(target{verb: "list", resource: in.Kind}, err), nil
@@ -166,6 +182,10 @@ type getArgs struct {
 func (k *kube) getResource(ctx context.Context, _ *plugin.Call, in getArgs) (*plugin.Result, error) {
 	ctx, cancel := k.call(ctx)
 	defer cancel()
+	k, refused := k.on(in.contextName())
+	if refused != nil {
+		return refused, nil
+	}
 	r, err := k.c.resolve(ctx, in.Kind, in.APIVersion)
 	if err != nil {
 		return k.c.fail(target{verb: "get", resource: in.Kind, name: in.Name}, err), nil

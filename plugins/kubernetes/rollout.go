@@ -24,6 +24,7 @@ var ErrNotRollable = errors.New("no rollout for this kind")
 
 // rolloutArgs names the workload every rollout tool works on.
 type rolloutArgs struct {
+	contextArg
 	Kind      string `json:"kind" description:"Workload kind: deployment, statefulset or daemonset, in any form kubectl takes (deploy, Deployment, deployments.apps, sts, ds)."`
 	Name      string `json:"name" description:"Workload name."`
 	Namespace string `json:"namespace,omitempty" description:"Namespace; default the plugin's namespace."`
@@ -58,6 +59,10 @@ func (k *kube) workload(ctx context.Context, tool string, in rolloutArgs, allowe
 func (k *kube) rolloutRestart(ctx context.Context, _ *plugin.Call, in rolloutArgs) (*plugin.Result, error) {
 	ctx, cancel := k.call(ctx)
 	defer cancel()
+	k, refused := k.on(in.contextName())
+	if refused != nil {
+		return refused, nil
+	}
 	r, ns, fail := k.workload(ctx, "rollout_restart", in)
 	if fail != nil {
 		return fail, nil
@@ -91,6 +96,10 @@ func (k *kube) rolloutRestart(ctx context.Context, _ *plugin.Call, in rolloutArg
 func (k *kube) setPaused(ctx context.Context, tool string, in rolloutArgs, paused bool) (*plugin.Result, error) {
 	ctx, cancel := k.call(ctx)
 	defer cancel()
+	k, refused := k.on(in.contextName())
+	if refused != nil {
+		return refused, nil
+	}
 	r, ns, fail := k.workload(ctx, tool, in, "deployments.apps")
 	if fail != nil {
 		return fail, nil
@@ -133,6 +142,10 @@ type undoArgs struct {
 func (k *kube) rolloutUndo(ctx context.Context, _ *plugin.Call, in undoArgs) (*plugin.Result, error) {
 	ctx, cancel := k.call(ctx)
 	defer cancel()
+	k, refused := k.on(in.contextName())
+	if refused != nil {
+		return refused, nil
+	}
 	r, ns, fail := k.workload(ctx, "rollout_undo", in.rolloutArgs)
 	if fail != nil {
 		return fail, nil

@@ -99,6 +99,10 @@ func imagesOf(tmpl map[string]any) string {
 func (k *kube) rolloutHistory(ctx context.Context, _ *plugin.Call, in rolloutArgs) (*plugin.Result, error) {
 	ctx, cancel := k.call(ctx)
 	defer cancel()
+	k, refused := k.on(in.contextName())
+	if refused != nil {
+		return refused, nil
+	}
 	r, ns, fail := k.workload(ctx, "rollout_history", in)
 	if fail != nil {
 		return fail, nil
@@ -147,6 +151,10 @@ type rolloutState struct {
 func (k *kube) rolloutStatus(ctx context.Context, _ *plugin.Call, in rolloutArgs) (*plugin.Result, error) {
 	ctx, cancel := k.call(ctx)
 	defer cancel()
+	k, refused := k.on(in.contextName())
+	if refused != nil {
+		return refused, nil
+	}
 	r, ns, fail := k.workload(ctx, "rollout_status", in)
 	if fail != nil {
 		return fail, nil

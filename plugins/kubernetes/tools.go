@@ -18,6 +18,11 @@ type kube struct {
 	contexts []contextInfo
 	logger   hclog.Logger
 	now      func() time.Time
+	// contextName is the kubeconfig context c talks to; clusters holds one
+	// cluster per context of allowedContexts, for the per-call context.
+	contextName     string
+	allowedContexts []string
+	clusters        map[string]*cluster
 }
 
 // call bounds one tool call by the configured request timeout.

@@ -21,6 +21,7 @@ const metricsGroupVersion = "metrics.k8s.io/v1beta1"
 var ErrMetricsNotServed = errors.New("metrics.k8s.io is not served")
 
 type topArgs struct {
+	contextArg
 	Kind          string `json:"kind,omitempty" enum:"pods,nodes" description:"pods (default) or nodes."`
 	Namespace     string `json:"namespace,omitempty" description:"Namespace of the pods; default the plugin's namespace."`
 	AllNamespaces bool   `json:"all_namespaces,omitempty" description:"Pods of all namespaces."`
@@ -39,6 +40,10 @@ type usage struct {
 func (k *kube) top(ctx context.Context, _ *plugin.Call, in topArgs) (*plugin.Result, error) {
 	ctx, cancel := k.call(ctx)
 	defer cancel()
+	k, refused := k.on(in.contextName())
+	if refused != nil {
+		return refused, nil
+	}
 	kind := firstNonEmpty(in.Kind, "pods")
 	r := resource{GVR: schema.GroupVersionResource{Group: "metrics.k8s.io", Version: "v1beta1", Resource: kind},
 		Kind: map[string]string{"pods": "PodMetrics", "nodes": "NodeMetrics"}[kind], Namespaced: kind == "pods"}

@@ -33,6 +33,7 @@ func dryRunNote(on bool) string {
 }
 
 type applyArgs struct {
+	contextArg
 	Manifest  string `json:"manifest" description:"YAML or JSON of one or more objects (documents separated by ---, or a List). Each needs apiVersion, kind and metadata.name."`
 	Namespace string `json:"namespace,omitempty" description:"Namespace for namespaced objects that name none; default the plugin's namespace."`
 	Force     bool   `json:"force,omitempty" description:"Take over fields another field manager owns instead of failing with a conflict."`
@@ -51,6 +52,10 @@ type appliedObject struct {
 func (k *kube) apply(ctx context.Context, _ *plugin.Call, in applyArgs) (*plugin.Result, error) {
 	ctx, cancel := k.call(ctx)
 	defer cancel()
+	k, refused := k.on(in.contextName())
+	if refused != nil {
+		return refused, nil
+	}
 	objs, err := decodeManifest(in.Manifest)
 	if err != nil {
 		return plugin.Errorf("apply_manifest: %v", err), nil
@@ -138,6 +143,10 @@ var patchTypes = map[string]types.PatchType{
 func (k *kube) patch(ctx context.Context, _ *plugin.Call, in patchArgs) (*plugin.Result, error) {
 	ctx, cancel := k.call(ctx)
 	defer cancel()
+	k, refused := k.on(in.contextName())
+	if refused != nil {
+		return refused, nil
+	}
 	pt, ok := patchTypes[in.Type]
 	if !ok {
 		return plugin.Errorf("patch_resource: type must be merge, json or strategic, got %q", in.Type), nil
@@ -170,6 +179,7 @@ func (k *kube) patch(ctx context.Context, _ *plugin.Call, in patchArgs) (*plugin
 }
 
 type scaleArgs struct {
+	contextArg
 	Kind       string `json:"kind" description:"Kind with a scale subresource: deployment, statefulset, replicaset, or a custom resource that has one."`
 	APIVersion string `json:"api_version,omitempty" description:"Group/version to use instead of the server's preferred one, e.g. apps/v1."`
 	Name       string `json:"name" description:"Object name."`
@@ -180,6 +190,10 @@ type scaleArgs struct {
 func (k *kube) scale(ctx context.Context, _ *plugin.Call, in scaleArgs) (*plugin.Result, error) {
 	ctx, cancel := k.call(ctx)
 	defer cancel()
+	k, refused := k.on(in.contextName())
+	if refused != nil {
+		return refused, nil
+	}
 	if in.Replicas < 0 {
 		return plugin.Errorf("scale_resource: replicas must be 0 or more, got %d", in.Replicas), nil
 	}
@@ -236,6 +250,10 @@ var propagations = map[string]metav1.DeletionPropagation{
 func (k *kube) deleteResource(ctx context.Context, _ *plugin.Call, in deleteArgs) (*plugin.Result, error) {
 	ctx, cancel := k.call(ctx)
 	defer cancel()
+	k, refused := k.on(in.contextName())
+	if refused != nil {
+		return refused, nil
+	}
 	policy, ok := propagations[in.Propagation]
 	if !ok {
 		return plugin.Errorf("delete_resource: propagation must be background, foreground or orphan, got %q", in.Propagation), nil
