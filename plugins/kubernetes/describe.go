@@ -3,6 +3,7 @@ package kubernetes
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -197,7 +198,9 @@ func (d description) text(now time.Time) string {
 	if d.Selector != "" {
 		line("Selector", d.Selector)
 	}
-	if d.Kind == "Service" && d.APIVersion == "v1" {
+	// A failed endpoint lookup is already a status line; "<none>" would
+	// contradict it.
+	if d.Kind == "Service" && d.APIVersion == "v1" && !slices.ContainsFunc(d.Status, func(f field) bool { return f.Name == "Endpoints" }) {
 		line("Endpoints", firstNonEmpty(strings.Join(d.Endpoints, ", "), "<none> (no ready pod matches the selector)"))
 	}
 	if len(d.SecretKeys) > 0 {

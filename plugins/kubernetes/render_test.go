@@ -60,3 +60,19 @@ func TestDescriptionText(t *testing.T) {
 		}
 	}
 }
+
+// TestServiceEndpointsUnavailable: a failed endpoint lookup is reported once,
+// not contradicted by "<none>".
+func TestServiceEndpointsUnavailable(t *testing.T) {
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	d := description{Kind: "Service", APIVersion: "v1", Name: "web", Created: now,
+		Status: []field{{"Endpoints", "unavailable: forbidden"}}, Events: []eventInfo{}}
+	text := d.text(now)
+	if !strings.Contains(text, "Endpoints:   unavailable: forbidden") || strings.Contains(text, "<none> (no ready pod") {
+		t.Errorf("description:\n%s", text)
+	}
+	d.Status = nil
+	if text := d.text(now); !strings.Contains(text, "Endpoints:   <none> (no ready pod matches the selector)") {
+		t.Errorf("description without endpoints:\n%s", text)
+	}
+}
