@@ -56,7 +56,12 @@ func (b *backend) Configure(ctx context.Context, raw json.RawMessage) error {
 	if err != nil {
 		return err
 	}
-	k := &kube{c: c, s: s, contexts: conn.contexts, logger: b.logger, now: time.Now}
+	clusters, err := connectContexts(cfg, s)
+	if err != nil {
+		return err
+	}
+	k := &kube{c: c, s: s, contexts: conn.contexts, logger: b.logger, now: time.Now,
+		contextName: inUseContext(conn.contexts), allowedContexts: cfg.AllowedContexts, clusters: clusters}
 	inner, err := (&plugin.Plugin{Name: "kubernetes", Version: Version, Tools: toolsFor(k)}).Backend()
 	if err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -45,14 +46,30 @@ type Config struct {
 	MaxItems int `json:"max_items"`
 	// Timeout bounds every request to the API server (Go duration, "30s").
 	Timeout string `json:"timeout"`
+	// RevealSecrets names the Secrets ("namespace/name") whose values may
+	// reach the model; every other Secret shows keys and sizes only.
+	RevealSecrets []string `json:"reveal_secrets"`
+	// ShowManagedFields keeps metadata.managedFields in get_resource.
+	ShowManagedFields bool `json:"show_managed_fields"`
+	// AllowedNamespaces, when set, are the only namespaces any tool works in.
+	AllowedNamespaces []string `json:"allowed_namespaces"`
+	// DeniedKinds are kinds no tool reads or changes ("secrets",
+	// "widgets.example.com").
+	DeniedKinds []string `json:"denied_kinds"`
+	// AllowedContexts are the kubeconfig contexts a call may pick with its
+	// context argument, besides the plugin's own.
+	AllowedContexts []string `json:"allowed_contexts"`
 }
 
 // settings is a Config checked and completed with its defaults.
 type settings struct {
-	readOnly         bool
-	allowDestructive bool
-	maxItems         int
-	timeout          time.Duration
+	readOnly          bool
+	allowDestructive  bool
+	maxItems          int
+	timeout           time.Duration
+	secrets           secretPolicy
+	showManagedFields bool
+	limits            limits
 }
 
 // decodeConfig checks raw and fills in defaults; problems come back as a
@@ -62,11 +79,29 @@ func decodeConfig(raw json.RawMessage) (Config, settings, error) {
 	if err := plugin.DecodeConfig(raw, &c); err != nil {
 		return c, settings{}, err
 	}
-	s := settings{readOnly: true, allowDestructive: c.AllowDestructive, maxItems: defaultMaxItems, timeout: defaultTimeout}
+	s := settings{readOnly: true, allowDestructive: c.AllowDestructive, maxItems: defaultMaxItems, timeout: defaultTimeout,
+		showManagedFields: c.ShowManagedFields}
 	if c.ReadOnly != nil {
 		s.readOnly = *c.ReadOnly
 	}
 	var problems []protov1.FieldError
+	s.limits = limits{namespaces: c.AllowedNamespaces, deniedKind: c.DeniedKinds}
+	if c.Namespace != "" && len(c.AllowedNamespaces) > 0 && !slices.Contains(c.AllowedNamespaces, c.Namespace) {
+		problems = append(problems, protov1.FieldError{Path: "namespace",
+			Message: fmt.Sprintf("%q is not in allowed_namespaces (%s); pick one of those or add it", c.Namespace, strings.Join(c.AllowedNamespaces, ", "))})
+	}
+	for _, k := range c.DeniedKinds {
+		if strings.TrimSpace(k) == "" {
+			problems = append(problems, protov1.FieldError{Path: "denied_kinds", Message: "entries must name a kind, e.g. \"secrets\" or \"widgets.example.com\""})
+			break
+		}
+	}
+	reveal, bad := parseRevealList(c.RevealSecrets)
+	s.secrets = secretPolicy{reveal: reveal}
+	if len(bad) > 0 {
+		problems = append(problems, protov1.FieldError{Path: "reveal_secrets",
+			Message: fmt.Sprintf("entries must name one Secret as \"namespace/name\", got %q", bad)})
+	}
 	if c.MaxItems != 0 {
 		if c.MaxItems < 1 || c.MaxItems > maxItemsCeiling {
 			problems = append(problems, protov1.FieldError{Path: "max_items",
@@ -87,6 +122,10 @@ func decodeConfig(raw json.RawMessage) (Config, settings, error) {
 	if c.AllowDestructive && s.readOnly {
 		problems = append(problems, protov1.FieldError{Path: "allow_destructive",
 			Message: "has no effect while read_only is true; set read_only = false as well"})
+	}
+	if c.InCluster && len(c.AllowedContexts) > 0 {
+		problems = append(problems, protov1.FieldError{Path: "allowed_contexts",
+			Message: "cannot be combined with in_cluster, which has no kubeconfig contexts"})
 	}
 	if c.InCluster && (c.Kubeconfig != "" || c.Context != "") {
 		problems = append(problems, protov1.FieldError{Path: "in_cluster",

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"testing"
 	"time"
 
@@ -17,16 +18,16 @@ func TestDecodeConfigDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := settings{readOnly: true, maxItems: defaultMaxItems, timeout: defaultTimeout}
-	if s != want {
+	want := settings{readOnly: true, maxItems: defaultMaxItems, timeout: defaultTimeout, secrets: secretPolicy{reveal: map[string]bool{}}}
+	if !reflect.DeepEqual(s, want) {
 		t.Errorf("defaults = %+v, want %+v", s, want)
 	}
 	_, s, err = decodeConfig(json.RawMessage(`{"read_only": false, "allow_destructive": true, "max_items": 7, "timeout": "5s"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want = settings{readOnly: false, allowDestructive: true, maxItems: 7, timeout: 5 * time.Second}
-	if s != want {
+	want = settings{readOnly: false, allowDestructive: true, maxItems: 7, timeout: 5 * time.Second, secrets: secretPolicy{reveal: map[string]bool{}}}
+	if !reflect.DeepEqual(s, want) {
 		t.Errorf("settings = %+v, want %+v", s, want)
 	}
 }
@@ -46,6 +47,7 @@ func TestConfigureRejectsBadFields(t *testing.T) {
 		{"missing kubeconfig", `{"kubeconfig": "/nonexistent/kubeconfig"}`, "kubeconfig"},
 		{"unknown context", `{"kubeconfig": "` + kubeconfig + `", "context": "three"}`, "context"},
 		{"wrong type", `{"max_items": "many"}`, "max_items"},
+		{"reveal without namespace", `{"reveal_secrets": ["db-password"]}`, "reveal_secrets"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

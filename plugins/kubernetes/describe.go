@@ -3,6 +3,7 @@ package kubernetes
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -33,6 +34,11 @@ type description struct {
 	Status     []field           `json:"status,omitempty"`
 	Conditions []condition       `json:"conditions,omitempty"`
 	Containers []container       `json:"containers,omitempty"`
+	Ports      []string          `json:"ports,omitempty"`
+	Selector   string            `json:"selector,omitempty"`
+	Endpoints  []string          `json:"endpoints,omitempty"`
+	SecretKeys []field           `json:"secretKeys,omitempty"`
+	Managed    []managedEntry    `json:"managedFields,omitempty"`
 	Events     []eventInfo       `json:"events"`
 }
 
@@ -48,28 +54,33 @@ type condition struct {
 	Message string `json:"message,omitempty"`
 }
 
-type container struct {
-	Name     string `json:"name"`
-	Image    string `json:"image"`
-	Ready    bool   `json:"ready"`
-	Restarts int64  `json:"restarts"`
-	State    string `json:"state"`
-}
-
 func (k *kube) describeResource(ctx context.Context, _ *plugin.Call, in describeArgs) (*plugin.Result, error) {
 	ctx, cancel := k.call(ctx)
 	defer cancel()
+	k, refused := k.on(in.contextName())
+	if refused != nil {
+		return refused, nil
+	}
 	r, err := k.c.resolve(ctx, in.Kind, in.APIVersion)
 	if err != nil {
 		return k.c.fail(target{verb: "describe", resource: in.Kind, name: in.Name}, err), nil
 	}
 	ns := k.c.namespaceFor(r, in.Namespace)
 	t := targetOf("get", r, in.Name, ns)
+	if res := k.allowed(t, r); res != nil {
+		return res, nil
+	}
 	obj, err := k.c.dynamic.Resource(r.GVR).Namespace(ns).Get(ctx, in.Name, metav1.GetOptions{})
 	if err != nil {
 		return k.c.fail(t, err), nil
 	}
 	d := summarize(obj)
+	if d.Kind == "Service" && d.APIVersion == "v1" {
+		d.Endpoints, err = k.c.endpoints(ctx, ns, d.Name)
+		if err != nil {
+			d.Status = append(d.Status, field{"Endpoints", "unavailable: " + k.c.fail(target{verb: "list", resource: "endpointslices.discovery.k8s.io", namespace: ns}, err).Content[0].Text})
+		}
+	}
 	sel := fields.Set{"involvedObject.name": d.Name, "involvedObject.kind": d.Kind, "involvedObject.uid": string(obj.GetUID())}
 	if ns != "" {
 		sel["involvedObject.namespace"] = ns
@@ -109,13 +120,7 @@ func summarize(obj *unstructured.Unstructured) description {
 		}
 	}
 	if want, ok := nestedInt(o, "spec", "replicas"); ok {
-		parts := []string{fmt.Sprintf("%d desired", want)}
-		for _, s := range []struct{ key, label string }{{"replicas", "current"}, {"readyReplicas", "ready"},
-			{"availableReplicas", "available"}, {"updatedReplicas", "up-to-date"}} {
-			n, _ := nestedInt(o, "status", s.key)
-			parts = append(parts, fmt.Sprintf("%d %s", n, s.label))
-		}
-		d.Status = append(d.Status, field{"Replicas", strings.Join(parts, ", ")})
+		d.Status = append(d.Status, field{"Replicas", replicaSummary(o, want)})
 	}
 	for _, c := range nestedSlice(o, "status", "conditions") {
 		m, ok := c.(map[string]any)
@@ -126,53 +131,38 @@ func summarize(obj *unstructured.Unstructured) description {
 			Reason: nestedString(m, "reason"), Message: nestedString(m, "message")})
 	}
 	d.Containers = containers(o)
+	if d.Kind == "Service" && d.APIVersion == "v1" {
+		d.Ports = servicePorts(o)
+		sel := map[string]string{}
+		for k, v := range nestedMap(o, "spec", "selector") {
+			sel[k] = fmt.Sprint(v)
+		}
+		d.Selector = labelString(sel)
+	}
+	if isSecret(o) {
+		d.SecretKeys = secretKeys(o)
+	}
+	d.Managed = managedSummary(obj.GetManagedFields())
 	return d
 }
 
-// containers joins a pod's container specs with their statuses; for a
-// workload it lists its pod template's containers.
-func containers(o map[string]any) []container {
-	statuses := map[string]map[string]any{}
-	for _, s := range nestedSlice(o, "status", "containerStatuses") {
-		if m, ok := s.(map[string]any); ok {
-			statuses[nestedString(m, "name")] = m
-		}
-	}
-	specs, state := nestedSlice(o, "spec", "containers"), "not started"
-	if specs == nil {
-		specs, state = nestedSlice(o, "spec", "template", "spec", "containers"), "pod template"
-	}
-	var out []container
-	for _, c := range specs {
-		m, ok := c.(map[string]any)
-		if !ok || nestedString(m, "image") == "" {
+// replicaSummary says how many replicas are wanted and how many exist. The
+// built-in workloads leave a zero count out of their status, so for them a
+// missing count is 0; a custom resource may track none of these counts, so
+// for it a missing one is left out rather than shown as a false 0.
+func replicaSummary(o map[string]any, want int64) string {
+	parts := []string{fmt.Sprintf("%d desired", want)}
+	apiVersion, _ := o["apiVersion"].(string)
+	builtIn := apiVersion == "apps/v1" || apiVersion == "v1"
+	for _, s := range []struct{ key, label string }{{"replicas", "current"}, {"readyReplicas", "ready"},
+		{"availableReplicas", "available"}, {"updatedReplicas", "up-to-date"}} {
+		n, ok := nestedInt(o, "status", s.key)
+		if !ok && !builtIn {
 			continue
 		}
-		ct := container{Name: nestedString(m, "name"), Image: nestedString(m, "image"), State: state}
-		if st, ok := statuses[ct.Name]; ok {
-			ct.Ready, _ = nested(st, "ready").(bool)
-			ct.Restarts, _ = nestedInt(st, "restartCount")
-			ct.State = containerState(st)
-		}
-		out = append(out, ct)
+		parts = append(parts, fmt.Sprintf("%d %s", n, s.label))
 	}
-	return out
-}
-
-func containerState(st map[string]any) string {
-	state, _ := nested(st, "state").(map[string]any)
-	for _, k := range []string{"waiting", "terminated"} {
-		if s, ok := state[k].(map[string]any); ok {
-			if reason := nestedString(s, "reason"); reason != "" {
-				return k + ": " + reason
-			}
-			return k
-		}
-	}
-	if _, ok := state["running"]; ok {
-		return "running"
-	}
-	return "unknown"
+	return strings.Join(parts, ", ")
 }
 
 // text renders the description in kubectl describe's shape.
@@ -202,12 +192,28 @@ func (d description) text(now time.Time) string {
 		}
 		b.WriteString("Conditions:\n" + indent(renderTable([]string{"TYPE", "STATUS", "REASON", "MESSAGE"}, rows)) + "\n")
 	}
-	if len(d.Containers) > 0 {
-		rows := make([][]string, len(d.Containers))
-		for i, c := range d.Containers {
-			rows[i] = []string{c.Name, c.Image, fmt.Sprint(c.Ready), fmt.Sprint(c.Restarts), c.State}
+	if len(d.Ports) > 0 {
+		line("Ports", strings.Join(d.Ports, ", "))
+	}
+	if d.Selector != "" {
+		line("Selector", d.Selector)
+	}
+	// A failed endpoint lookup is already a status line; "<none>" would
+	// contradict it.
+	if d.Kind == "Service" && d.APIVersion == "v1" && !slices.ContainsFunc(d.Status, func(f field) bool { return f.Name == "Endpoints" }) {
+		line("Endpoints", firstNonEmpty(strings.Join(d.Endpoints, ", "), "<none> (no ready pod matches the selector)"))
+	}
+	if len(d.SecretKeys) > 0 {
+		b.WriteString("Data (values hidden):\n")
+		for _, f := range d.SecretKeys {
+			fmt.Fprintf(&b, "  %s: %s\n", f.Name, f.Value)
 		}
-		b.WriteString("Containers:\n" + indent(renderTable([]string{"NAME", "IMAGE", "READY", "RESTARTS", "STATE"}, rows)) + "\n")
+	}
+	if len(d.Containers) > 0 {
+		b.WriteString(containersText(d.Containers))
+	}
+	if len(d.Managed) > 0 {
+		b.WriteString(managedText(d.Managed, now))
 	}
 	if len(d.Events) == 0 {
 		b.WriteString("Events:      <none>")
@@ -216,6 +222,11 @@ func (d description) text(now time.Time) string {
 		b.WriteString("Events:\n" + indent(renderTable(headers, rows)))
 	}
 	return strings.TrimRight(b.String(), "\n")
+}
+
+func nestedMap(obj map[string]any, path ...string) map[string]any {
+	m, _ := nested(obj, path...).(map[string]any)
+	return m
 }
 
 func indent(s string) string {

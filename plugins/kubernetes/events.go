@@ -100,6 +100,7 @@ func eventRows(evs []eventInfo, withNamespace bool, now time.Time) ([]string, []
 }
 
 type eventsArgs struct {
+	contextArg
 	Namespace     string `json:"namespace,omitempty" description:"Namespace whose events to list; default the plugin's namespace."`
 	AllNamespaces bool   `json:"all_namespaces,omitempty" description:"List events of all namespaces."`
 	Kind          string `json:"kind,omitempty" description:"Only events about objects of this kind (pod, deployment, ...)."`
@@ -111,6 +112,10 @@ type eventsArgs struct {
 func (k *kube) listEvents(ctx context.Context, _ *plugin.Call, in eventsArgs) (*plugin.Result, error) {
 	ctx, cancel := k.call(ctx)
 	defer cancel()
+	k, refused := k.on(in.contextName())
+	if refused != nil {
+		return refused, nil
+	}
 	ns := in.Namespace
 	if ns == "" {
 		ns = k.c.namespace
@@ -119,11 +124,17 @@ func (k *kube) listEvents(ctx context.Context, _ *plugin.Call, in eventsArgs) (*
 		ns = ""
 	}
 	t := target{verb: "list", resource: "events", namespace: ns, allNS: ns == ""}
+	if err := k.s.limits.checkNamespace("list_events", true, ns, ns == ""); err != nil {
+		return plugin.Errorf("%v", err), nil
+	}
 	sel := fields.Set{}
 	if in.Kind != "" {
 		r, err := k.c.resolve(ctx, in.Kind, "")
 		if err != nil {
 			return k.c.fail(t, err), nil
+		}
+		if res := k.allowed(t, r); res != nil {
+			return res, nil
 		}
 		sel["involvedObject.kind"] = r.Kind
 	}

@@ -3,8 +3,10 @@ package kubernetes
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -156,13 +158,17 @@ func (p pluginUnderTest) fail(tool string, args map[string]any) string {
 	return mustFail(p.t, callTool(p.t, p.b, tool, args))
 }
 
-// itemNames lists metadata.name of the items of a list answer.
+// itemNames lists the NAME column of a list answer's rows.
 func itemNames(structured map[string]any) []string {
-	items, _ := structured["items"].([]any)
+	columns, _ := structured["columns"].([]any)
+	col := slices.Index(columns, any("NAME"))
+	rows, _ := structured["rows"].([]any)
 	var names []string
-	for _, it := range items {
-		obj, _ := it.(map[string]any)
-		names = append(names, nestedString(obj, "metadata", "name"))
+	for _, r := range rows {
+		cells, _ := r.([]any)
+		if col >= 0 && col < len(cells) {
+			names = append(names, fmt.Sprint(cells[col]))
+		}
 	}
 	return names
 }

@@ -26,22 +26,23 @@ type listQuery struct {
 	continueToken string
 }
 
-// listing is one page of objects with the server's columns for them.
+// listing is one page of objects with the server's columns for them; the
+// NAME column (and NAMESPACE across namespaces) names each object.
 type listing struct {
 	columns   []string
 	rows      [][]string
-	objects   []map[string]any
 	cont      string
 	remaining *int64
 }
 
-// list fetches one page of r as a server-side table that carries the full
-// objects too, so one request serves both the text and structured answer.
+// list fetches one page of r as a server-side table. Only the objects'
+// metadata comes along, for their names: the full objects would be ten
+// times the table, and a Secret's would carry its values.
 func (c *cluster) list(ctx context.Context, r resource, q listQuery) (*listing, error) {
 	req := c.typed.CoreV1().RESTClient().Get().
 		AbsPath(apiPath(r, q.namespace)...).
 		SetHeader("Accept", tableAccept).
-		Param("includeObject", "Object")
+		Param("includeObject", "Metadata")
 	if q.labelSelector != "" {
 		req = req.Param("labelSelector", q.labelSelector)
 	}
@@ -93,12 +94,11 @@ func decodeTable(raw []byte, r resource, withNamespace bool) (*listing, error) {
 			if err := json.Unmarshal(row.Object.Raw, &obj); err != nil {
 				return nil, fmt.Errorf("decode %s in table: %w", r.Kind, err)
 			}
-			fillTypeMeta(obj, r)
-			out.objects = append(out.objects, strip(obj))
 		}
+		m := metaOf(obj)
 		var cells []string
 		if withNamespace {
-			cells = append(cells, cell(nestedString(obj, "metadata", "namespace")))
+			cells = append(cells, cell(m.namespace))
 		}
 		for _, i := range keep {
 			if i < len(row.Cells) {
@@ -127,29 +127,15 @@ func decodeList(raw []byte, r resource, withNamespace bool) (*listing, error) {
 	out.columns = append(out.columns, "NAME", "AGE")
 	now := time.Now()
 	for _, obj := range l.Items {
-		fillTypeMeta(obj, r)
 		m := metaOf(obj)
 		var cells []string
 		if withNamespace {
 			cells = append(cells, m.namespace)
 		}
-		out.rows = append(out.rows, append(cells, m.name, age(m.created, now)))
-		out.objects = append(out.objects, strip(obj))
+		cells = append(cells, m.name, age(m.created, now))
+		out.rows = append(out.rows, cells)
 	}
 	return out, nil
-}
-
-// fillTypeMeta sets kind and apiVersion, which list items may leave out.
-func fillTypeMeta(obj map[string]any, r resource) {
-	if obj == nil {
-		return
-	}
-	if _, ok := obj["kind"]; !ok {
-		obj["kind"] = r.Kind
-	}
-	if _, ok := obj["apiVersion"]; !ok {
-		obj["apiVersion"] = r.APIVersion()
-	}
 }
 
 // apiPath is the REST path of r's collection: /api/v1/namespaces/x/pods,

@@ -23,7 +23,12 @@ const (
 	defaultContainerAnnotation = "kubectl.kubernetes.io/default-container"
 )
 
+// podResource is the kind logs are read from, for the config's limits.
+var podResource = resource{GVR: corev1.SchemeGroupVersion.WithResource("pods"), Kind: "Pod", Singular: "pod",
+	Namespaced: true, ShortNames: []string{"po"}}
+
 type logsArgs struct {
+	contextArg
 	Name       string `json:"name" description:"Pod name."`
 	Namespace  string `json:"namespace,omitempty" description:"Namespace of the pod; default the plugin's namespace."`
 	Container  string `json:"container,omitempty" description:"Container name; needed when the pod has several (default: the only one, or the pod's default container)."`
@@ -36,11 +41,18 @@ type logsArgs struct {
 func (k *kube) podLogs(ctx context.Context, _ *plugin.Call, in logsArgs) (*plugin.Result, error) {
 	ctx, cancel := k.call(ctx)
 	defer cancel()
+	k, refused := k.on(in.contextName())
+	if refused != nil {
+		return refused, nil
+	}
 	ns := in.Namespace
 	if ns == "" {
 		ns = k.c.namespace
 	}
 	t := target{verb: "get", resource: "pods", name: in.Name, namespace: ns}
+	if res := k.allowed(t, podResource); res != nil {
+		return res, nil
+	}
 	if in.Name == "" {
 		return plugin.Errorf("get_pod_logs: name is required (list_resources kind=pods lists them)"), nil
 	}

@@ -12,14 +12,25 @@ import (
 // next to the object itself, and often larger than it.
 const lastApplied = "kubectl.kubernetes.io/last-applied-configuration"
 
+// present readies an object for an answer: noise stripped, managed fields
+// kept only when the operator asked for them, Secret values hidden. It
+// reports whether it hid any.
+func (k *kube) present(obj map[string]any) (map[string]any, bool) {
+	hid := k.s.secrets.redact(obj)
+	return strip(obj, k.s.showManagedFields), hid
+}
+
 // strip removes what makes an object long without telling a reader anything
-// about it: managed fields, the last-applied copy, selfLink.
-func strip(obj map[string]any) map[string]any {
+// about it: managed fields (unless keepManaged), the last-applied copy,
+// selfLink.
+func strip(obj map[string]any, keepManaged bool) map[string]any {
 	md, ok := obj["metadata"].(map[string]any)
 	if !ok {
 		return obj
 	}
-	delete(md, "managedFields")
+	if !keepManaged {
+		delete(md, "managedFields")
+	}
 	delete(md, "selfLink")
 	if ann, ok := md["annotations"].(map[string]any); ok {
 		delete(ann, lastApplied)
@@ -101,6 +112,7 @@ func labelString(m map[string]string) string {
 // objectArgs names one object of any kind; the tools that act on one object
 // embed it, so they describe it the same way.
 type objectArgs struct {
+	contextArg
 	Kind       string `json:"kind" description:"Resource kind: plural, singular, Kind or short name (pods, Deployment, deploy, svc), optionally with its group (deployments.apps, widgets.example.com)."`
 	APIVersion string `json:"api_version,omitempty" description:"Group/version to use instead of the server's preferred one, e.g. apps/v1 or example.com/v1alpha1."`
 	Name       string `json:"name" description:"Object name."`

@@ -23,21 +23,28 @@ func (k *kube) listContexts(context.Context, *plugin.Call, struct{}) (*plugin.Re
 		rows[i] = []string{mark, c.Name, c.Cluster, c.Server, c.User, c.Namespace}
 	}
 	text := renderTable([]string{"CURRENT", "NAME", "CLUSTER", "SERVER", "USER", "NAMESPACE"}, rows)
-	text += fmt.Sprintf("\n\nThis plugin uses the context marked *, default namespace %q. Another context needs another plugin block in the gateway config.", k.c.namespace)
-	return plugin.JSON(map[string]any{"contexts": k.contexts, "namespace": k.c.namespace}, text)
+	text += fmt.Sprintf("\n\nThis plugin uses the context marked *, default namespace %q.", k.c.namespace)
+	if len(k.allowedContexts) > 0 {
+		text += fmt.Sprintf(" A call may pass context= one of: %s.", strings.Join(k.allowedContexts, ", "))
+	} else {
+		text += " Other contexts need allowed_contexts in the plugin config, or another plugin block."
+	}
+	return plugin.JSON(map[string]any{"contexts": k.contexts, "namespace": k.c.namespace, "allowedContexts": k.allowedContexts}, text)
 }
 
 type listNamespacesArgs struct {
+	contextArg
 	LabelSelector string `json:"label_selector,omitempty" description:"Only namespaces whose labels match, e.g. team=shop."`
 	Limit         int64  `json:"limit,omitempty" description:"Most namespaces to return (capped by the plugin's max_items)."`
 	Continue      string `json:"continue,omitempty" description:"Continue token from a previous page."`
 }
 
 func (k *kube) listNamespaces(ctx context.Context, call *plugin.Call, in listNamespacesArgs) (*plugin.Result, error) {
-	return k.listResources(ctx, call, listArgs{Kind: "namespaces", APIVersion: "v1", LabelSelector: in.LabelSelector, Limit: in.Limit, Continue: in.Continue})
+	return k.listResources(ctx, call, listArgs{contextArg: in.contextArg, Kind: "namespaces", APIVersion: "v1", LabelSelector: in.LabelSelector, Limit: in.Limit, Continue: in.Continue})
 }
 
 type apiResourcesArgs struct {
+	contextArg
 	APIGroup   string `json:"api_group,omitempty" description:"Only kinds of this API group, e.g. apps or example.com; core for the legacy core group (pods, services)."`
 	Namespaced *bool  `json:"namespaced,omitempty" description:"Only namespaced kinds (true) or only cluster-scoped kinds (false)."`
 }
@@ -55,6 +62,10 @@ type apiResourceInfo struct {
 func (k *kube) listAPIResources(ctx context.Context, _ *plugin.Call, in apiResourcesArgs) (*plugin.Result, error) {
 	ctx, cancel := k.call(ctx)
 	defer cancel()
+	k, refused := k.on(in.contextName())
+	if refused != nil {
+		return refused, nil
+	}
 	// A fresh look each time: this is the tool to ask after installing a CRD.
 	k.c.discovery.Invalidate()
 	all, err := k.c.resources(ctx, "")
@@ -68,7 +79,8 @@ func (k *kube) listAPIResources(ctx context.Context, _ *plugin.Call, in apiResou
 	var infos []apiResourceInfo
 	var rows [][]string
 	for _, r := range all {
-		if (in.APIGroup != "" && r.GVR.Group != group) || (in.Namespaced != nil && *in.Namespaced != r.Namespaced) {
+		_, denied := k.s.limits.denies(r)
+		if denied || (in.APIGroup != "" && r.GVR.Group != group) || (in.Namespaced != nil && *in.Namespaced != r.Namespaced) {
 			continue
 		}
 		infos = append(infos, apiResourceInfo{Name: r.GVR.Resource, ShortNames: r.ShortNames, APIVersion: r.APIVersion(),
@@ -85,6 +97,7 @@ func (k *kube) listAPIResources(ctx context.Context, _ *plugin.Call, in apiResou
 }
 
 type listArgs struct {
+	contextArg
 	Kind          string `json:"kind" description:"Resource kind: plural, singular, Kind or short name (pods, Deployment, deploy, svc), optionally with its group (deployments.apps, widgets.example.com)."`
 	APIVersion    string `json:"api_version,omitempty" description:"Group/version to use instead of the server's preferred one, e.g. apps/v1 or example.com/v1alpha1."`
 	Namespace     string `json:"namespace,omitempty" description:"Namespace to list in; default the plugin's namespace. Ignored for cluster-scoped kinds."`
@@ -95,20 +108,27 @@ type listArgs struct {
 	Continue      string `json:"continue,omitempty" description:"Continue token from a previous page of the same request."`
 }
 
-// listAnswer is list_resources' structured answer.
+// listAnswer is list_resources' structured answer: the text's own table,
+// columns and rows, so it costs what the text costs; the NAME column names
+// each object, and get_resource gives a whole one.
 type listAnswer struct {
-	Kind       string           `json:"kind"`
-	APIVersion string           `json:"apiVersion"`
-	Namespace  string           `json:"namespace,omitempty"`
-	Items      []map[string]any `json:"items"`
-	Continue   string           `json:"continue,omitempty"`
-	Remaining  *int64           `json:"remainingItemCount,omitempty"`
-	Truncated  bool             `json:"truncated"`
+	Kind       string     `json:"kind"`
+	APIVersion string     `json:"apiVersion"`
+	Namespace  string     `json:"namespace,omitempty"`
+	Columns    []string   `json:"columns"`
+	Rows       [][]string `json:"rows"`
+	Continue   string     `json:"continue,omitempty"`
+	Remaining  *int64     `json:"remainingItemCount,omitempty"`
+	Truncated  bool       `json:"truncated"`
 }
 
 func (k *kube) listResources(ctx context.Context, _ *plugin.Call, in listArgs) (*plugin.Result, error) {
 	ctx, cancel := k.call(ctx)
 	defer cancel()
+	k, refused := k.on(in.contextName())
+	if refused != nil {
+		return refused, nil
+	}
 	r, err := k.c.resolve(ctx, in.Kind, in.APIVersion)
 	if err != nil {
 		return k.c.fail(target{verb: "list", resource: in.Kind}, err), nil
@@ -118,6 +138,9 @@ func (k *kube) listResources(ctx context.Context, _ *plugin.Call, in listArgs) (
 		ns = ""
 	}
 	t := targetOf("list", r, "", ns)
+	if res := k.allowed(t, r); res != nil {
+		return res, nil
+	}
 	if !r.can("list") {
 		return plugin.Errorf("%s: this kind cannot be listed (verbs: %s)", t, strings.Join(r.Verbs, ", ")), nil
 	}
@@ -130,10 +153,10 @@ func (k *kube) listResources(ctx context.Context, _ *plugin.Call, in listArgs) (
 	if err != nil {
 		return k.c.fail(t, err), nil
 	}
-	ans := listAnswer{Kind: r.Kind, APIVersion: r.APIVersion(), Namespace: ns, Items: page.objects,
+	ans := listAnswer{Kind: r.Kind, APIVersion: r.APIVersion(), Namespace: ns, Columns: page.columns, Rows: page.rows,
 		Continue: page.cont, Remaining: page.remaining, Truncated: page.cont != ""}
-	if ans.Items == nil {
-		ans.Items = []map[string]any{}
+	if ans.Rows == nil {
+		ans.Rows = [][]string{}
 	}
 	var text string
 	if len(page.rows) == 0 {
@@ -159,12 +182,19 @@ type getArgs struct {
 func (k *kube) getResource(ctx context.Context, _ *plugin.Call, in getArgs) (*plugin.Result, error) {
 	ctx, cancel := k.call(ctx)
 	defer cancel()
+	k, refused := k.on(in.contextName())
+	if refused != nil {
+		return refused, nil
+	}
 	r, err := k.c.resolve(ctx, in.Kind, in.APIVersion)
 	if err != nil {
 		return k.c.fail(target{verb: "get", resource: in.Kind, name: in.Name}, err), nil
 	}
 	ns := k.c.namespaceFor(r, in.Namespace)
 	t := targetOf("get", r, in.Name, ns)
+	if res := k.allowed(t, r); res != nil {
+		return res, nil
+	}
 	if in.Name == "" {
 		return plugin.Errorf("%s: name is required (list_resources lists them)", t), nil
 	}
@@ -172,7 +202,7 @@ func (k *kube) getResource(ctx context.Context, _ *plugin.Call, in getArgs) (*pl
 	if err != nil {
 		return k.c.fail(t, err), nil
 	}
-	clean := strip(obj.Object)
+	clean, hid := k.present(obj.Object)
 	var text []byte
 	if in.Output == "json" {
 		text, err = json.MarshalIndent(clean, "", "  ")
@@ -182,5 +212,9 @@ func (k *kube) getResource(ctx context.Context, _ *plugin.Call, in getArgs) (*pl
 	if err != nil {
 		return nil, fmt.Errorf("encode %s: %w", t, err)
 	}
-	return plugin.JSON(clean, strings.TrimRight(string(text), "\n"))
+	note := ""
+	if hid {
+		note = "\n\n" + secretNote
+	}
+	return plugin.JSON(clean, strings.TrimRight(string(text), "\n")+note)
 }

@@ -13,11 +13,11 @@ func TestStrip(t *testing.T) {
 		"selfLink":      "/apis/apps/v1/x",
 		"annotations":   map[string]any{lastApplied: "{...}"},
 	}}
-	got := strip(obj)["metadata"].(map[string]any)
+	got := strip(obj, false)["metadata"].(map[string]any)
 	if len(got) != 1 || got["name"] != "web" {
 		t.Errorf("stripped metadata = %v, want only the name", got)
 	}
-	kept := strip(map[string]any{"metadata": map[string]any{"annotations": map[string]any{lastApplied: "x", "team": "a"}}})
+	kept := strip(map[string]any{"metadata": map[string]any{"annotations": map[string]any{lastApplied: "x", "team": "a"}}}, false)
 	if ann := kept["metadata"].(map[string]any)["annotations"].(map[string]any); len(ann) != 1 || ann["team"] != "a" {
 		t.Errorf("annotations = %v, want only team", ann)
 	}
@@ -58,5 +58,21 @@ func TestDescriptionText(t *testing.T) {
 		if !strings.Contains(text, want) {
 			t.Errorf("description lacks %q:\n%s", want, text)
 		}
+	}
+}
+
+// TestServiceEndpointsUnavailable: a failed endpoint lookup is reported once,
+// not contradicted by "<none>".
+func TestServiceEndpointsUnavailable(t *testing.T) {
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	d := description{Kind: "Service", APIVersion: "v1", Name: "web", Created: now,
+		Status: []field{{"Endpoints", "unavailable: forbidden"}}, Events: []eventInfo{}}
+	text := d.text(now)
+	if !strings.Contains(text, "Endpoints:   unavailable: forbidden") || strings.Contains(text, "<none> (no ready pod") {
+		t.Errorf("description:\n%s", text)
+	}
+	d.Status = nil
+	if text := d.text(now); !strings.Contains(text, "Endpoints:   <none> (no ready pod matches the selector)") {
+		t.Errorf("description without endpoints:\n%s", text)
 	}
 }

@@ -18,6 +18,11 @@ type kube struct {
 	contexts []contextInfo
 	logger   hclog.Logger
 	now      func() time.Time
+	// contextName is the kubeconfig context c talks to; clusters holds one
+	// cluster per context of allowedContexts, for the per-call context.
+	contextName     string
+	allowedContexts []string
+	clusters        map[string]*cluster
 }
 
 // call bounds one tool call by the configured request timeout.
@@ -71,6 +76,18 @@ func toolsFor(k *kube) []plugin.Tool {
 		plugin.NewTool("get_pod_logs",
 			"Read the logs of a container in a pod, like `kubectl logs`: the newest lines, those since a duration, or the previous (crashed) container's. Says clearly when the cluster cannot serve them.",
 			k.podLogs, plugin.Title("Read pod logs"), plugin.ReadOnly(), plugin.Idempotent(), readTool()),
+		plugin.NewTool("rollout_status",
+			"Show whether a deployment, statefulset or daemonset has finished rolling out: updated, available and old replicas, a paused rollout, or a rollout past its progress deadline. Like `kubectl rollout status` (without waiting).",
+			k.rolloutStatus, plugin.Title("Rollout status"), plugin.ReadOnly(), plugin.Idempotent(), readTool()),
+		plugin.NewTool("rollout_history",
+			"List the revisions of a deployment, statefulset or daemonset with their change cause, images and age, and which is current. Like `kubectl rollout history`. Use it to pick the revision rollout_undo goes back to.",
+			k.rolloutHistory, plugin.Title("Rollout history"), plugin.ReadOnly(), plugin.Idempotent(), readTool()),
+		plugin.NewTool("top",
+			"Show the CPU and memory use of pods or nodes from the metrics API (metrics.k8s.io, served by metrics-server), highest first when sorted. Like `kubectl top pods`. Says clearly when the cluster does not serve it.",
+			k.top, plugin.Title("CPU and memory use"), plugin.ReadOnly(), plugin.Idempotent(), readTool()),
+		plugin.NewTool("explain",
+			"Explain a kind or one of its fields from the server's own OpenAPI schema: type, description, and the fields below it, required ones marked. Like `kubectl explain deployment.spec.strategy`. Use it before writing a patch or manifest.",
+			k.explain, plugin.Title("Explain a kind's fields"), plugin.ReadOnly(), plugin.Idempotent(), readTool()),
 	}
 	if k.s.readOnly {
 		return tools
@@ -88,6 +105,15 @@ func toolsFor(k *kube) []plugin.Tool {
 		plugin.NewTool("rollout_restart",
 			"Restart a workload (deployment, statefulset or daemonset): its pods are replaced one by one with a rolling update, as `kubectl rollout restart` does.",
 			k.rolloutRestart, plugin.Title("Restart a workload"), nonDestructive(), writeTool()),
+		plugin.NewTool("rollout_undo",
+			"Roll a deployment, statefulset or daemonset back to an earlier revision (default the previous one) after a bad rollout. Like `kubectl rollout undo --to-revision=N`. Supports dry_run.",
+			k.rolloutUndo, plugin.Title("Roll back a workload"), plugin.Destructive(), writeTool()),
+		plugin.NewTool("rollout_pause",
+			"Pause the rollout of a deployment: changes to its pod template wait until rollout_resume. Like `kubectl rollout pause`.",
+			k.rolloutPause, plugin.Title("Pause a rollout"), nonDestructive(), plugin.Idempotent(), writeTool()),
+		plugin.NewTool("rollout_resume",
+			"Resume a paused deployment rollout, so pending pod template changes roll out. Like `kubectl rollout resume`.",
+			k.rolloutResume, plugin.Title("Resume a rollout"), nonDestructive(), plugin.Idempotent(), writeTool()),
 	)
 	if k.s.allowDestructive {
 		tools = append(tools, plugin.NewTool("delete_resource",

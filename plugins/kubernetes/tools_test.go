@@ -6,6 +6,7 @@ import (
 	"errors"
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/go-hclog"
@@ -15,8 +16,9 @@ import (
 )
 
 var (
-	readTools  = []string{"list_contexts", "list_namespaces", "list_api_resources", "list_resources", "get_resource", "describe_resource", "list_events", "get_pod_logs"}
-	writeTools = []string{"apply_manifest", "patch_resource", "scale_resource", "rollout_restart"}
+	readTools = []string{"list_contexts", "list_namespaces", "list_api_resources", "list_resources", "get_resource", "describe_resource",
+		"list_events", "get_pod_logs", "rollout_status", "rollout_history", "top", "explain"}
+	writeTools = []string{"apply_manifest", "patch_resource", "scale_resource", "rollout_restart", "rollout_undo", "rollout_pause", "rollout_resume"}
 )
 
 // TestToolsFollowConfig: tools the config does not allow are not there at
@@ -64,7 +66,7 @@ func TestToolAnnotations(t *testing.T) {
 			if !a.IsReadOnly() || a.IsDestructive() {
 				t.Errorf("%s: read-only %v destructive %v, want read-only", name, a.IsReadOnly(), a.IsDestructive())
 			}
-		case name == "rollout_restart":
+		case name == "rollout_restart" || name == "rollout_pause" || name == "rollout_resume":
 			if a.IsReadOnly() || a.IsDestructive() {
 				t.Errorf("%s: want a non-destructive write", name)
 			}
@@ -131,5 +133,41 @@ func TestUnreachableClusterNamesServer(t *testing.T) {
 	} {
 		text := mustFail(t, callTool(t, b, call.tool, call.args))
 		mustContain(t, text, "https://127.0.0.1:1")
+	}
+}
+
+// TestPerCallContext routes a call to the context it names when the config
+// allows it, and refuses any other, naming the allowed ones.
+func TestPerCallContext(t *testing.T) {
+	kubeconfig := writeFile(t, "kubeconfig", offlineKubeconfig)
+	b := servePlugin(t, map[string]any{"kubeconfig": kubeconfig, "timeout": "5s", "allowed_contexts": []string{"two"}})
+	for name, tool := range toolNames(t, b) {
+		if name != "list_contexts" && !strings.Contains(string(tool.InputSchema), `"context"`) {
+			t.Errorf("%s has no context argument: %s", name, tool.InputSchema)
+		}
+	}
+	mustContain(t, mustFail(t, callTool(t, b, "list_resources", map[string]any{"kind": "pods"})), "https://127.0.0.1:1")
+	mustContain(t, mustFail(t, callTool(t, b, "list_resources", map[string]any{"kind": "pods", "context": "one"})), "https://127.0.0.1:1")
+	for _, call := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"list_resources", map[string]any{"kind": "pods", "context": "two"}},
+		{"get_resource", map[string]any{"kind": "pods", "name": "x", "context": "two"}},
+		{"list_events", map[string]any{"context": "two"}},
+		{"get_pod_logs", map[string]any{"name": "x", "context": "two"}},
+	} {
+		mustContain(t, mustFail(t, callTool(t, b, call.tool, call.args)), "https://127.0.0.1:2")
+	}
+	mustContain(t, mustFail(t, callTool(t, b, "list_resources", map[string]any{"kind": "pods", "context": "three"})),
+		`context "three": context not allowed`, `own context "one"`, "allowed_contexts of its config (two)")
+
+	plain := servePlugin(t, map[string]any{"kubeconfig": kubeconfig})
+	mustContain(t, mustFail(t, callTool(t, plain, "list_namespaces", map[string]any{"context": "two"})), "(none)")
+	err := New(hclog.NewNullLogger()).Configure(context.Background(),
+		json.RawMessage(`{"kubeconfig": "`+kubeconfig+`", "allowed_contexts": ["nope"]}`))
+	var ce *protov1.ConfigError
+	if !errors.As(err, &ce) || ce.Fields[0].Path != "allowed_contexts" {
+		t.Errorf("unknown allowed context: %v", err)
 	}
 }

@@ -3,7 +3,6 @@ package kubernetes
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -18,10 +17,6 @@ import (
 // fieldManager is the name server-side apply records as owner of the fields
 // this plugin sets, so they can be told apart from kubectl's and controllers'.
 const fieldManager = "toolgate"
-
-// restartedAtAnnotation is what `kubectl rollout restart` sets; using the same
-// key keeps the two interchangeable.
-const restartedAtAnnotation = "kubectl.kubernetes.io/restartedAt"
 
 func dryRun(on bool) []string {
 	if on {
@@ -38,6 +33,7 @@ func dryRunNote(on bool) string {
 }
 
 type applyArgs struct {
+	contextArg
 	Manifest  string `json:"manifest" description:"YAML or JSON of one or more objects (documents separated by ---, or a List). Each needs apiVersion, kind and metadata.name."`
 	Namespace string `json:"namespace,omitempty" description:"Namespace for namespaced objects that name none; default the plugin's namespace."`
 	Force     bool   `json:"force,omitempty" description:"Take over fields another field manager owns instead of failing with a conflict."`
@@ -56,6 +52,10 @@ type appliedObject struct {
 func (k *kube) apply(ctx context.Context, _ *plugin.Call, in applyArgs) (*plugin.Result, error) {
 	ctx, cancel := k.call(ctx)
 	defer cancel()
+	k, refused := k.on(in.contextName())
+	if refused != nil {
+		return refused, nil
+	}
 	objs, err := decodeManifest(in.Manifest)
 	if err != nil {
 		return plugin.Errorf("apply_manifest: %v", err), nil
@@ -77,6 +77,9 @@ func (k *kube) apply(ctx context.Context, _ *plugin.Call, in applyArgs) (*plugin
 		obj.SetNamespace(ns)
 		obj.SetManagedFields(nil)
 		t := targetOf("apply", r, obj.GetName(), ns)
+		if res := k.allowed(t, r); res != nil {
+			return k.applyFailed(done, res), nil
+		}
 		client := k.c.dynamic.Resource(r.GVR).Namespace(ns)
 		before, getErr := client.Get(ctx, obj.GetName(), metav1.GetOptions{})
 		out, err := client.Apply(ctx, obj.GetName(), obj, metav1.ApplyOptions{FieldManager: fieldManager, Force: in.Force, DryRun: dryRun(in.DryRun)})
@@ -90,7 +93,8 @@ func (k *kube) apply(ctx context.Context, _ *plugin.Call, in applyArgs) (*plugin
 		case getErr == nil && before.GetResourceVersion() == out.GetResourceVersion():
 			result = "unchanged"
 		}
-		done = append(done, appliedObject{Kind: out.GetKind(), Name: out.GetName(), Namespace: ns, Result: result, Object: strip(out.Object)})
+		shown, _ := k.present(out.Object)
+		done = append(done, appliedObject{Kind: out.GetKind(), Name: out.GetName(), Namespace: ns, Result: result, Object: shown})
 	}
 	return plugin.JSON(map[string]any{"applied": done, "dryRun": in.DryRun}, appliedTable(done)+dryRunNote(in.DryRun))
 }
@@ -139,6 +143,10 @@ var patchTypes = map[string]types.PatchType{
 func (k *kube) patch(ctx context.Context, _ *plugin.Call, in patchArgs) (*plugin.Result, error) {
 	ctx, cancel := k.call(ctx)
 	defer cancel()
+	k, refused := k.on(in.contextName())
+	if refused != nil {
+		return refused, nil
+	}
 	pt, ok := patchTypes[in.Type]
 	if !ok {
 		return plugin.Errorf("patch_resource: type must be merge, json or strategic, got %q", in.Type), nil
@@ -153,6 +161,9 @@ func (k *kube) patch(ctx context.Context, _ *plugin.Call, in patchArgs) (*plugin
 	}
 	ns := k.c.namespaceFor(r, in.Namespace)
 	t := targetOf("patch", r, in.Name, ns)
+	if res := k.allowed(t, r); res != nil {
+		return res, nil
+	}
 	out, err := k.c.dynamic.Resource(r.GVR).Namespace(ns).Patch(ctx, in.Name, pt, body,
 		metav1.PatchOptions{FieldManager: fieldManager, DryRun: dryRun(in.DryRun)})
 	if err != nil {
@@ -163,10 +174,12 @@ func (k *kube) patch(ctx context.Context, _ *plugin.Call, in patchArgs) (*plugin
 		text += fmt.Sprintf(" in namespace %q", ns)
 	}
 	text += fmt.Sprintf(" (%s patch); resourceVersion now %s.", firstNonEmpty(in.Type, "merge"), out.GetResourceVersion()) + dryRunNote(in.DryRun)
-	return plugin.JSON(strip(out.Object), text)
+	shown, _ := k.present(out.Object)
+	return plugin.JSON(shown, text)
 }
 
 type scaleArgs struct {
+	contextArg
 	Kind       string `json:"kind" description:"Kind with a scale subresource: deployment, statefulset, replicaset, or a custom resource that has one."`
 	APIVersion string `json:"api_version,omitempty" description:"Group/version to use instead of the server's preferred one, e.g. apps/v1."`
 	Name       string `json:"name" description:"Object name."`
@@ -177,6 +190,10 @@ type scaleArgs struct {
 func (k *kube) scale(ctx context.Context, _ *plugin.Call, in scaleArgs) (*plugin.Result, error) {
 	ctx, cancel := k.call(ctx)
 	defer cancel()
+	k, refused := k.on(in.contextName())
+	if refused != nil {
+		return refused, nil
+	}
 	if in.Replicas < 0 {
 		return plugin.Errorf("scale_resource: replicas must be 0 or more, got %d", in.Replicas), nil
 	}
@@ -186,6 +203,9 @@ func (k *kube) scale(ctx context.Context, _ *plugin.Call, in scaleArgs) (*plugin
 	}
 	ns := k.c.namespaceFor(r, in.Namespace)
 	t := targetOf("update", r, in.Name, ns)
+	if res := k.allowed(t, r); res != nil {
+		return res, nil
+	}
 	t.resource += "/scale"
 	has, err := k.c.hasSubresource(r, "scale")
 	if err != nil {
@@ -214,52 +234,6 @@ func (k *kube) scale(ctx context.Context, _ *plugin.Call, in scaleArgs) (*plugin
 	return plugin.JSON(map[string]any{"kind": r.Kind, "name": in.Name, "namespace": ns, "from": from, "to": in.Replicas, "scale": out.Object}, text)
 }
 
-type restartArgs struct {
-	Kind      string `json:"kind" enum:"deployment,statefulset,daemonset" description:"Kind of workload to restart."`
-	Name      string `json:"name" description:"Workload name."`
-	Namespace string `json:"namespace,omitempty" description:"Namespace; default the plugin's namespace."`
-}
-
-// errNotRestartable marks a kind rollout restart does not apply to.
-var errNotRestartable = errors.New("not restartable")
-
-func (k *kube) rolloutRestart(ctx context.Context, _ *plugin.Call, in restartArgs) (*plugin.Result, error) {
-	ctx, cancel := k.call(ctx)
-	defer cancel()
-	r, err := k.c.resolve(ctx, in.Kind, "")
-	if err != nil {
-		return k.c.fail(target{verb: "restart", resource: in.Kind, name: in.Name}, err), nil
-	}
-	switch r.GroupResource() {
-	case "deployments.apps", "statefulsets.apps", "daemonsets.apps":
-	default:
-		return plugin.Errorf("rollout_restart: %s: %v; only deployments, statefulsets and daemonsets roll out pods", r.GroupResource(), errNotRestartable), nil
-	}
-	ns := k.c.namespaceFor(r, in.Namespace)
-	client := k.c.dynamic.Resource(r.GVR).Namespace(ns)
-	obj, err := client.Get(ctx, in.Name, metav1.GetOptions{})
-	if err != nil {
-		return k.c.fail(targetOf("get", r, in.Name, ns), err), nil
-	}
-	if paused, _ := nested(obj.Object, "spec", "paused").(bool); paused {
-		return plugin.Errorf("rollout_restart: %s %q in namespace %q is paused; resume its rollout first (patch spec.paused=false)", r.GroupResource(), in.Name, ns), nil
-	}
-	now := k.now().UTC().Format("2006-01-02T15:04:05Z07:00")
-	body, err := json.Marshal(map[string]any{"spec": map[string]any{"template": map[string]any{"metadata": map[string]any{
-		"annotations": map[string]string{restartedAtAnnotation: now}}}}})
-	if err != nil {
-		return nil, err
-	}
-	out, err := client.Patch(ctx, in.Name, types.MergePatchType, body, metav1.PatchOptions{FieldManager: fieldManager})
-	if err != nil {
-		return k.c.fail(targetOf("patch", r, in.Name, ns), err), nil
-	}
-	text := fmt.Sprintf("Restarted %s %q in namespace %q: its pods are being replaced by a rolling update (restartedAt %s).",
-		r.GroupResource(), in.Name, ns, now)
-	return plugin.JSON(map[string]any{"kind": r.Kind, "name": in.Name, "namespace": ns, "restartedAt": now,
-		"generation": out.GetGeneration()}, text)
-}
-
 type deleteArgs struct {
 	objectArgs
 	Propagation string `json:"propagation,omitempty" enum:"background,foreground,orphan" description:"What happens to dependents such as a deployment's pods (default background: deleted after the object)."`
@@ -276,6 +250,10 @@ var propagations = map[string]metav1.DeletionPropagation{
 func (k *kube) deleteResource(ctx context.Context, _ *plugin.Call, in deleteArgs) (*plugin.Result, error) {
 	ctx, cancel := k.call(ctx)
 	defer cancel()
+	k, refused := k.on(in.contextName())
+	if refused != nil {
+		return refused, nil
+	}
 	policy, ok := propagations[in.Propagation]
 	if !ok {
 		return plugin.Errorf("delete_resource: propagation must be background, foreground or orphan, got %q", in.Propagation), nil
@@ -286,6 +264,9 @@ func (k *kube) deleteResource(ctx context.Context, _ *plugin.Call, in deleteArgs
 	}
 	ns := k.c.namespaceFor(r, in.Namespace)
 	t := targetOf("delete", r, in.Name, ns)
+	if res := k.allowed(t, r); res != nil {
+		return res, nil
+	}
 	if in.Name == "" {
 		return plugin.Errorf("%s: name is required", t), nil
 	}

@@ -196,6 +196,24 @@ func warningsText(w v1.Warnings) string {
 	return b.String()
 }
 
+// appendNote adds note to notes unless it is empty.
+func appendNote(notes []string, note string) []string {
+	if note == "" {
+		return notes
+	}
+	return append(notes, note)
+}
+
+// notesText renders how the plugin read or changed the arguments, as lines
+// after a result, so the assistant learns what was actually asked.
+func notesText(notes []string) string {
+	var b strings.Builder
+	for _, n := range notes {
+		b.WriteString("\nnote: " + n)
+	}
+	return b.String()
+}
+
 // since formats how long ago t was, for "last scrape 2s ago".
 func since(now, t time.Time) string {
 	if t.IsZero() {

@@ -1,7 +1,9 @@
 package prometheus
 
 import (
+	"errors"
 	"math"
+	"strings"
 	"testing"
 	"time"
 )
@@ -48,19 +50,36 @@ func TestParseTime(t *testing.T) {
 	for _, tc := range []struct {
 		in   string
 		want time.Time
+		note string
 	}{
-		{"", def}, {"now", now}, {"now-1h", now.Add(-time.Hour)}, {"now-7d", now.Add(-7 * 24 * time.Hour)},
-		{"now+5m", now.Add(5 * time.Minute)}, {"1700000000", time.Unix(t0, 0).UTC()},
-		{"1700000000.5", time.Unix(t0, 5e8).UTC()}, {"2023-11-14T22:13:20Z", time.Unix(t0, 0).UTC()},
+		{"", def, ""}, {"now", now, ""}, {"now-1h", now.Add(-time.Hour), ""}, {"now-7d", now.Add(-7 * 24 * time.Hour), ""},
+		{"now+5m", now.Add(5 * time.Minute), ""}, {"1700000000", time.Unix(t0, 0).UTC(), ""},
+		{"1700000000.5", time.Unix(t0, 5e8).UTC(), ""}, {"2023-11-14T22:13:20Z", time.Unix(t0, 0).UTC(), ""},
+		{"1700000000000", time.Unix(t0, 0).UTC(), "start 1700000000000 was read as Unix milliseconds: 2023-11-14T22:13:20Z"},
+		{"1700000000123", time.Unix(t0, 123e6).UTC(), "read as Unix milliseconds: 2023-11-14T22:13:20.123Z"},
+		{"253402300799", time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC), ""},
 	} {
-		got, err := parseTime(tc.in, now, def)
-		if err != nil || !got.Equal(tc.want) {
-			t.Errorf("parseTime(%q) = %s, %v; want %s", tc.in, got, err, tc.want)
+		got, note, err := parseTime("start", tc.in, now, def)
+		if err != nil || !got.Equal(tc.want) || !strings.Contains(note, tc.note) || (tc.note == "") != (note == "") {
+			t.Errorf("parseTime(%q) = %s, %q, %v; want %s, %q", tc.in, got, note, err, tc.want, tc.note)
 		}
 	}
-	for _, bad := range []string{"yesterday", "now-", "now-1x", "NaN", "2023-11-14"} {
-		if _, err := parseTime(bad, now, def); err == nil {
-			t.Errorf("parseTime(%q) accepted", bad)
+	for _, tc := range []struct{ in, want string }{
+		{"yesterday", `start "yesterday": not a time; use RFC 3339`},
+		{"now-", `"" is not a duration`},
+		{"now-1x", `"1x" is not a duration`},
+		{"NaN", "not a time"},
+		{"2023-11-14", "not a time"},
+		{"now+10000y", "longer than Prometheus' durations reach"},
+		{"10000-01-01T00:00:00Z", "years past 9999 are out of range"},
+		{"253402300800", "outside the years 0000–9999"},
+		{"1700000000000000", "microseconds and nanoseconds are not accepted"},
+		{"-99999999999999999", "outside the years 0000–9999"},
+	} {
+		_, _, err := parseTime("start", tc.in, now, def)
+		var te *TimeError
+		if !errors.As(err, &te) || te.Arg != "start" || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("parseTime(%q) error = %v, want a *TimeError about start saying %q", tc.in, err, tc.want)
 		}
 	}
 }
@@ -103,7 +122,12 @@ func FuzzParseTime(f *testing.F) {
 	}
 	now := time.Unix(t0, 0)
 	f.Fuzz(func(t *testing.T, s string) {
-		_, _ = parseTime(s, now, now)
+		// Whatever is accepted must be writable in the answer.
+		if got, _, err := parseTime("time", s, now, now); err == nil {
+			if _, err := got.MarshalJSON(); err != nil {
+				t.Fatalf("parseTime(%q) = %s, which no answer can carry: %v", s, got, err)
+			}
+		}
 		if d, err := parseStep(s); err == nil && d <= 0 {
 			t.Fatalf("parseStep(%q) = %s without error", s, d)
 		}

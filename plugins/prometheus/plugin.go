@@ -122,5 +122,10 @@ func (a *adapter) tools() []plugin.Tool {
 		plugin.NewTool("alerts", descAlerts, handler(a, listAlerts), toolOpts("Prometheus active alerts")...),
 		plugin.NewTool("rules", descRules, handler(a, listRules), toolOpts("Prometheus alerting and recording rules")...),
 		plugin.NewTool("tsdb_status", descStatus, handler(a, serverStatus), toolOpts("Prometheus server and TSDB status")...),
+		plugin.NewTool("exemplars", descExemplars, handler(a, queryExemplars), toolOpts("Prometheus exemplars (trace IDs)")...),
+		plugin.NewTool("alertmanagers", descAlertmanagers, handler(a, listAlertmanagers), toolOpts("Prometheus Alertmanagers")...),
+		plugin.NewTool("config", descConfig, handler(a, showConfig), toolOpts("Prometheus configuration")...),
+		plugin.NewTool("flags", descFlags, handler(a, showFlags), toolOpts("Prometheus command-line flags")...),
+		plugin.NewTool("targets_metadata", descTargetsMetadata, handler(a, targetsMetadata), toolOpts("Prometheus metric metadata per target")...),
 	}
 }

@@ -194,7 +194,7 @@ func TestRangeQueryArgumentErrors(t *testing.T) {
 		want string
 	}{
 		{map[string]any{"query": "up", "start": at(60), "end": at(0)}, "must be before end"},
-		{map[string]any{"query": "up", "start": "yesterday"}, `start: time "yesterday": use RFC 3339`},
+		{map[string]any{"query": "up", "start": "yesterday"}, `start "yesterday": not a time; use RFC 3339`},
 		{map[string]any{"query": "up", "step": "fast"}, `step "fast"`},
 		{map[string]any{"query": " "}, "query is empty"},
 	} {

@@ -97,7 +97,7 @@ app_request_seconds_sum 1.5
 app_request_seconds_count 4
 # TYPE app_orders counter
 # HELP app_orders Orders the app has processed.
-app_orders_total 42
+app_orders_total 42 # {trace_id="4bf92f3577b34da6"} 1.0
 # EOF
 `)
 }
@@ -160,6 +160,12 @@ const sharedRules = `groups:
         expr: vector(0) > 0
       - record: job:http_requests:rate5m
         expr: sum by (job) (rate(http_requests_total[5m]))
+  - name: broken
+    rules:
+      # Three up series meet one vector(1) on no labels: every evaluation
+      # fails with a long "many-to-many matching" error.
+      - record: broken:up
+        expr: vector(1) * on() group_left up
 `
 
 func startShared(prom, promtool, appAddr string) (*promServer, error) {
@@ -184,6 +190,9 @@ func startShared(prom, promtool, appAddr string) (*promServer, error) {
 	}
 	cfg := fmt.Sprintf(`global: {scrape_interval: 1s, evaluation_interval: 1s}
 rule_files: [rules.yml]
+alerting:
+  alertmanagers:
+    - static_configs: [{targets: ["127.0.0.1:9"]}]
 scrape_configs:
   - job_name: prometheus
     static_configs: [{targets: ["%s"]}]
@@ -192,7 +201,7 @@ scrape_configs:
   - job_name: dead
     static_configs: [{targets: ["127.0.0.1:1"]}]
 `, addr, appAddr)
-	return startPrometheus(prom, dir, "http", addr, cfg, filepath.Join(dir, "tsdb"))
+	return startPrometheus(prom, dir, "http", addr, cfg, filepath.Join(dir, "tsdb"), "--enable-feature=exemplar-storage")
 }
 
 // startPrometheus runs Prometheus on addr with config cfg and waits until it

@@ -107,7 +107,7 @@ func TestRulesWithState(t *testing.T) {
 		}
 		return nil
 	})
-	text := ok(t, b, "rules", nil, &out)
+	text := ok(t, b, "rules", map[string]any{"group": "checkout"}, &out)
 	if out.Total != 4 {
 		t.Fatalf("rules = %+v", out.Rules)
 	}
@@ -124,9 +124,42 @@ func TestRulesWithState(t *testing.T) {
 	}
 	mustContain(t, text, "4 rules in 1 group", "group checkout (", "rules.yml)", "firing (1)",
 		"recording  job:http_requests:rate5m", "sum by (job) (rate(http_requests_total[5m]))", "vector(2) > 0 for 1h")
-	ok(t, b, "rules", map[string]any{"type": "recording"}, &out)
+	ok(t, b, "rules", map[string]any{"type": "recording", "group": "checkout"}, &out)
 	if out.Total != 1 || out.Rules[0].Name != "job:http_requests:rate5m" {
 		t.Fatalf("recording filter = %+v", out.Rules)
+	}
+}
+
+// TestRulesErrorsDoNotPadTheTable keeps a long last error out of the table:
+// it follows the group, and no row is padded to its width.
+func TestRulesErrorsDoNotPadTheTable(t *testing.T) {
+	t.Parallel()
+	b := serveShared(t)
+	var out struct {
+		Rules []ruleInfo `json:"rules"`
+	}
+	eventually(t, 15*time.Second, func() error {
+		res := call(t, b, "rules", map[string]any{"group": "broken"})
+		if err := json.Unmarshal(res.StructuredContent, &out); err != nil {
+			return err
+		}
+		if len(out.Rules) != 1 || out.Rules[0].LastError == "" {
+			return errNotYet
+		}
+		return nil
+	})
+	text := ok(t, b, "rules", nil, &out)
+	mustContain(t, text, "5 rules in 2 groups, 1 with errors", "error of broken:up: found duplicate series")
+	for _, line := range strings.Split(text, "\n") {
+		if strings.HasPrefix(line, "error of ") {
+			continue
+		}
+		if len(line) > 150 {
+			t.Errorf("padded line (%d chars): %q", len(line), line)
+		}
+	}
+	if spaces := strings.Count(text, " "); spaces*3 > len(text) {
+		t.Errorf("%d of %d characters are spaces:\n%s", spaces, len(text), text)
 	}
 }
 

@@ -3,6 +3,7 @@ package prometheus
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -12,34 +13,103 @@ import (
 
 // timeHelp is the accepted time syntax, quoted in argument descriptions and
 // error messages alike so the two never disagree.
-const timeHelp = `RFC 3339 ("2024-05-01T12:00:00Z"), Unix seconds ("1714564800"), "now", or "now-1h" / "now-30m" / "now-7d"`
+const timeHelp = `RFC 3339 ("2024-05-01T12:00:00Z"), Unix seconds ("1714564800") or milliseconds ("1714564800000"), "now", or "now-1h" / "now-30m" / "now-7d"`
 
-// parseTime reads a time given the way an assistant writes one; empty means def.
-func parseTime(s string, now, def time.Time) (time.Time, error) {
+// Times outside years 0000–9999 cannot be written in RFC 3339, so neither the
+// answer's text nor its structured content could carry them.
+var (
+	earliestTime = time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC)
+	latestTime   = time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC)
+)
+
+// TimeError is a time argument that cannot be used, with what to write
+// instead.
+type TimeError struct {
+	Arg    string // time, start or end
+	Value  string
+	Reason string
+	Fix    string // empty: write the time in an accepted syntax
+}
+
+func (e *TimeError) Error() string {
+	fix := e.Fix
+	if fix == "" {
+		fix = "use " + timeHelp
+	}
+	return fmt.Sprintf("%s %q: %s; %s", e.Arg, e.Value, e.Reason, fix)
+}
+
+// fiveDigitYear spots an RFC 3339 time whose year has more than four digits,
+// which time.Parse only calls "cannot parse".
+var fiveDigitYear = regexp.MustCompile(`^[+-]?\d{5,}-`)
+
+// durationSyntax is Prometheus' duration syntax; a match that
+// model.ParseDuration still refuses is too long to represent.
+var durationSyntax = regexp.MustCompile(`^(\d+(ms|s|m|h|d|w|y))+$`)
+
+// parseTime reads time argument arg given the way an assistant writes one;
+// empty means def. A Unix timestamp too large for seconds is read as
+// milliseconds, the unit JavaScript and most logs use; note then says so,
+// for the answer to repeat.
+func parseTime(arg, s string, now, def time.Time) (t time.Time, note string, err error) {
 	s = strings.TrimSpace(s)
 	switch {
 	case s == "":
-		return def, nil
+		return def, "", nil
 	case s == "now":
-		return now, nil
+		return now, "", nil
 	case strings.HasPrefix(s, "now-") || strings.HasPrefix(s, "now+"):
 		d, err := model.ParseDuration(s[4:])
+		if err != nil && durationSyntax.MatchString(s[4:]) {
+			return time.Time{}, "", &TimeError{Arg: arg, Value: s, Reason: "the offset is longer than Prometheus' durations reach (about 290 years), so the time lies outside the years 0000–9999"}
+		}
 		if err != nil {
-			return time.Time{}, fmt.Errorf("time %q: %q is not a duration such as 5m, 1h or 7d", s, s[4:])
+			return time.Time{}, "", &TimeError{Arg: arg, Value: s, Reason: fmt.Sprintf("%q is not a duration such as 5m, 1h or 7d", s[4:])}
 		}
 		if s[3] == '-' {
-			return now.Add(-time.Duration(d)), nil
+			t = now.Add(-time.Duration(d))
+		} else {
+			t = now.Add(time.Duration(d))
 		}
-		return now.Add(time.Duration(d)), nil
+		return inRange(arg, s, t)
 	}
 	if f, err := strconv.ParseFloat(s, 64); err == nil && !math.IsNaN(f) && !math.IsInf(f, 0) {
-		sec, frac := math.Modf(f)
-		return time.Unix(int64(sec), int64(frac*1e9)).UTC(), nil
+		if t, ok := unixTime(f); ok {
+			return t, "", nil
+		}
+		// Thirteen digits and more cannot be seconds of a year Prometheus
+		// can answer for, while every millisecond timestamp since 2001 has
+		// them; shorter out-of-range numbers stay ambiguous and are refused.
+		if t, ok := unixTime(f / 1e3); ok && math.Abs(f) >= 1e12 {
+			return t, fmt.Sprintf("%s %s was read as Unix milliseconds: %s", arg, s, formatTime(t)), nil
+		}
+		return time.Time{}, "", &TimeError{Arg: arg, Value: s, Reason: "as Unix seconds (or milliseconds, from 13 digits on) it lies outside the years 0000–9999; microseconds and nanoseconds are not accepted"}
 	}
 	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		return t, nil
+		return inRange(arg, s, t)
 	}
-	return time.Time{}, fmt.Errorf("time %q: use %s", s, timeHelp)
+	if fiveDigitYear.MatchString(s) {
+		return time.Time{}, "", &TimeError{Arg: arg, Value: s, Reason: "years past 9999 are out of range"}
+	}
+	return time.Time{}, "", &TimeError{Arg: arg, Value: s, Reason: "not a time"}
+}
+
+// unixTime reads sec Unix seconds, when that lands within years 0000–9999;
+// the fraction is rounded to the microsecond, finer than any float input
+// of this size carries.
+func unixTime(sec float64) (time.Time, bool) {
+	if sec < float64(earliestTime.Unix()) || sec > float64(latestTime.Unix()) {
+		return time.Time{}, false
+	}
+	whole, frac := math.Modf(sec)
+	return time.Unix(int64(whole), int64(math.Round(frac*1e6))*1e3).UTC(), true
+}
+
+func inRange(arg, s string, t time.Time) (time.Time, string, error) {
+	if t.Before(earliestTime) || t.After(latestTime) {
+		return time.Time{}, "", &TimeError{Arg: arg, Value: s, Reason: "lies outside the years 0000–9999"}
+	}
+	return t, "", nil
 }
 
 // parseStep reads a step as a duration ("30s", "5m") or plain seconds ("15").

@@ -27,16 +27,23 @@ const (
 )
 
 // window reads the optional time window of a metadata lookup; zero times
-// leave Prometheus' own default (all of its data).
-func window(startArg, endArg string) (start, end time.Time, err error) {
+// leave Prometheus' own default (all of its data). notes say how a time was
+// read when that was not plain.
+func window(startArg, endArg string) (start, end time.Time, notes []string, err error) {
 	now := time.Now().UTC()
-	if start, err = parseTime(startArg, now, time.Time{}); err != nil {
-		return start, end, fmt.Errorf("start: %w", err)
+	start, startNote, err := parseTime("start", startArg, now, time.Time{})
+	if err != nil {
+		return start, end, nil, err
 	}
-	if end, err = parseTime(endArg, now, time.Time{}); err != nil {
-		return start, end, fmt.Errorf("end: %w", err)
+	end, endNote, err := parseTime("end", endArg, now, time.Time{})
+	if err != nil {
+		return start, end, nil, err
 	}
-	return start, end, nil
+	if !start.IsZero() && !end.IsZero() && end.Before(start) {
+		return start, end, nil, &TimeError{Arg: "end", Value: endArg,
+			Reason: fmt.Sprintf("is before start (%s)", formatTime(start)), Fix: "swap start and end"}
+	}
+	return start, end, appendNote(appendNote(nil, startNote), endNote), nil
 }
 
 func selectors(s string) []string {
@@ -55,11 +62,12 @@ type listMetricsArgs struct {
 }
 
 type pageResult[T any] struct {
-	Total  int    `json:"total"`
-	Offset int    `json:"offset"`
-	Items  []T    `json:"items"`
-	Next   *int   `json:"next_offset,omitempty"`
-	Filter string `json:"filter,omitempty"`
+	Total  int      `json:"total"`
+	Offset int      `json:"offset"`
+	Items  []T      `json:"items"`
+	Next   *int     `json:"next_offset,omitempty"`
+	Filter string   `json:"filter,omitempty"`
+	Notes  []string `json:"notes,omitempty"`
 }
 
 func listMetrics(ctx context.Context, c *client, in listMetricsArgs) (*plugin.Result, error) {
@@ -91,16 +99,16 @@ func listMetrics(ctx context.Context, c *client, in listMetricsArgs) (*plugin.Re
 	if in.Filter != "" {
 		what += fmt.Sprintf(" matching %q", in.Filter)
 	}
-	return pagedList(kept, in.Offset, limitOr(in.Limit, 100), what, in.Filter, warnings)
+	return pagedList(kept, in.Offset, limitOr(in.Limit, 100), what, in.Filter, nil, warnings)
 }
 
 // pagedList answers a list of names one page at a time.
-func pagedList(items []string, offset, limit int, what, filter string, warnings v1.Warnings) (*plugin.Result, error) {
+func pagedList(items []string, offset, limit int, what, filter string, notes []string, warnings v1.Warnings) (*plugin.Result, error) {
 	if offset < 0 {
 		return plugin.Errorf("offset must not be negative"), nil
 	}
 	shown, rest := page(items, offset, limit)
-	out := pageResult[string]{Total: len(items), Offset: offset, Items: shown, Filter: filter}
+	out := pageResult[string]{Total: len(items), Offset: offset, Items: shown, Filter: filter, Notes: notes}
 	if out.Items == nil {
 		out.Items = []string{}
 	}
@@ -118,7 +126,7 @@ func pagedList(items []string, offset, limit int, what, filter string, warnings 
 		out.Next = &next
 		fmt.Fprintf(&b, "\n… %d more not shown; call again with offset=%d, or narrow with a filter.", rest, next)
 	}
-	return plugin.JSON(out, b.String()+warningsText(warnings))
+	return plugin.JSON(out, b.String()+notesText(notes)+warningsText(warnings))
 }
 
 type metadataArgs struct {
@@ -177,12 +185,12 @@ func metricMetadata(ctx context.Context, c *client, in metadataArgs) (*plugin.Re
 
 type labelNamesArgs struct {
 	Selector string `json:"selector,omitempty" description:"Only labels of series matching this selector, e.g. http_requests_total or {job=\"checkout\"}."`
-	Start    string `json:"start,omitempty" description:"Only series with data after this time: RFC 3339, Unix seconds or \"now-1h\". Default: all data Prometheus has."`
-	End      string `json:"end,omitempty" description:"Only series with data before this time: RFC 3339, Unix seconds or \"now\". Default: all data Prometheus has."`
+	Start    string `json:"start,omitempty" description:"Only series with data after this time: RFC 3339, Unix seconds or milliseconds, or \"now-1h\". Default: all data Prometheus has."`
+	End      string `json:"end,omitempty" description:"Only series with data before this time: RFC 3339, Unix seconds or milliseconds, or \"now\". Default: all data Prometheus has."`
 }
 
 func labelNames(ctx context.Context, c *client, in labelNamesArgs) (*plugin.Result, error) {
-	start, end, err := window(in.Start, in.End)
+	start, end, notes, err := window(in.Start, in.End)
 	if err != nil {
 		return plugin.Errorf("%v", err), nil
 	}
@@ -196,14 +204,14 @@ func labelNames(ctx context.Context, c *client, in labelNamesArgs) (*plugin.Resu
 	if in.Selector != "" {
 		what += " on " + in.Selector
 	}
-	return pagedList(names, 0, 0, what, "", warnings)
+	return pagedList(names, 0, 0, what, "", notes, warnings)
 }
 
 type labelValuesArgs struct {
 	Label    string `json:"label" description:"Label name, e.g. job, instance, namespace, code."`
 	Selector string `json:"selector,omitempty" description:"Only values on series matching this selector, e.g. http_requests_total{job=\"checkout\"}."`
-	Start    string `json:"start,omitempty" description:"Only series with data after this time: RFC 3339, Unix seconds or \"now-1h\". Default: all data Prometheus has."`
-	End      string `json:"end,omitempty" description:"Only series with data before this time: RFC 3339, Unix seconds or \"now\". Default: all data Prometheus has."`
+	Start    string `json:"start,omitempty" description:"Only series with data after this time: RFC 3339, Unix seconds or milliseconds, or \"now-1h\". Default: all data Prometheus has."`
+	End      string `json:"end,omitempty" description:"Only series with data before this time: RFC 3339, Unix seconds or milliseconds, or \"now\". Default: all data Prometheus has."`
 	Limit    int    `json:"limit,omitempty" description:"Values per page (default 200)."`
 	Offset   int    `json:"offset,omitempty" description:"Values to skip, for the next page."`
 }
@@ -212,7 +220,7 @@ func labelValues(ctx context.Context, c *client, in labelValuesArgs) (*plugin.Re
 	if strings.TrimSpace(in.Label) == "" {
 		return plugin.Errorf("label is required, e.g. job; use label_names to list them"), nil
 	}
-	start, end, err := window(in.Start, in.End)
+	start, end, notes, err := window(in.Start, in.End)
 	if err != nil {
 		return plugin.Errorf("%v", err), nil
 	}
@@ -230,13 +238,13 @@ func labelValues(ctx context.Context, c *client, in labelValuesArgs) (*plugin.Re
 	if in.Selector != "" {
 		what += " on " + in.Selector
 	}
-	return pagedList(items, in.Offset, limitOr(in.Limit, 200), what, "", warnings)
+	return pagedList(items, in.Offset, limitOr(in.Limit, 200), what, "", notes, warnings)
 }
 
 type seriesArgs struct {
 	Selector string `json:"selector" description:"Series selector, e.g. up{job=\"checkout\"} or {__name__=~\"http_.*\", code=\"500\"}."`
-	Start    string `json:"start,omitempty" description:"Only series with data after this time: RFC 3339, Unix seconds or \"now-1h\". Default: all data Prometheus has."`
-	End      string `json:"end,omitempty" description:"Only series with data before this time: RFC 3339, Unix seconds or \"now\". Default: all data Prometheus has."`
+	Start    string `json:"start,omitempty" description:"Only series with data after this time: RFC 3339, Unix seconds or milliseconds, or \"now-1h\". Default: all data Prometheus has."`
+	End      string `json:"end,omitempty" description:"Only series with data before this time: RFC 3339, Unix seconds or milliseconds, or \"now\". Default: all data Prometheus has."`
 	Limit    int    `json:"limit,omitempty" description:"At most this many series (default: the plugin's max_series)."`
 }
 
@@ -245,13 +253,14 @@ type seriesResult struct {
 	Total     int              `json:"total"`
 	Series    []model.LabelSet `json:"series"`
 	Truncated *truncated       `json:"truncated,omitempty"`
+	Notes     []string         `json:"notes,omitempty"`
 }
 
 func findSeries(ctx context.Context, c *client, in seriesArgs) (*plugin.Result, error) {
 	if strings.TrimSpace(in.Selector) == "" {
 		return plugin.Errorf("selector is required, e.g. up or http_requests_total{job=\"checkout\"}"), nil
 	}
-	start, end, err := window(in.Start, in.End)
+	start, end, notes, err := window(in.Start, in.End)
 	if err != nil {
 		return plugin.Errorf("%v", err), nil
 	}
@@ -263,7 +272,7 @@ func findSeries(ctx context.Context, c *client, in seriesArgs) (*plugin.Result, 
 	}
 	limit := limitOr(in.Limit, c.maxSeries)
 	shown, rest := page(sets, 0, limit)
-	out := seriesResult{Selector: in.Selector, Total: len(sets), Series: shown}
+	out := seriesResult{Selector: in.Selector, Total: len(sets), Series: shown, Notes: notes}
 	if out.Series == nil {
 		out.Series = []model.LabelSet{}
 	}
@@ -280,5 +289,5 @@ func findSeries(ctx context.Context, c *client, in seriesArgs) (*plugin.Result, 
 		b.WriteString("\n" + moreLine(rest, len(sets), "series", "Add label matchers to the selector, or raise limit."))
 		out.Truncated = &truncated{Total: len(sets), Shown: len(shown), Limit: fmt.Sprintf("limit=%d", limit)}
 	}
-	return plugin.JSON(out, b.String()+warningsText(warnings))
+	return plugin.JSON(out, b.String()+notesText(notes)+warningsText(warnings))
 }

@@ -24,14 +24,14 @@ const (
 
 type queryArgs struct {
 	Query     string `json:"query" description:"PromQL expression, e.g. sum by (code) (rate(http_requests_total{job=\"checkout\"}[5m])) or histogram_quantile(0.99, sum by (le) (rate(http_request_duration_seconds_bucket[5m])))"`
-	Time      string `json:"time,omitempty" description:"Evaluation time: RFC 3339, Unix seconds, \"now\" or \"now-1h\". Default now."`
+	Time      string `json:"time,omitempty" description:"Evaluation time: RFC 3339, Unix seconds or milliseconds, \"now\" or \"now-1h\". Default now."`
 	MaxSeries int    `json:"max_series,omitempty" description:"At most this many series in the answer (default: the plugin's max_series)."`
 }
 
 type rangeArgs struct {
 	Query     string `json:"query" description:"PromQL expression to evaluate at each step, e.g. histogram_quantile(0.99, sum by (le) (rate(http_request_duration_seconds_bucket{job=\"checkout\"}[5m])))"`
-	Start     string `json:"start,omitempty" description:"Start of the range: RFC 3339, Unix seconds, \"now-1h\", \"now-7d\". Default: one hour before end."`
-	End       string `json:"end,omitempty" description:"End of the range: RFC 3339, Unix seconds, \"now\" or \"now-30m\". Default now."`
+	Start     string `json:"start,omitempty" description:"Start of the range: RFC 3339, Unix seconds or milliseconds, \"now-1h\", \"now-7d\". Default: one hour before end."`
+	End       string `json:"end,omitempty" description:"End of the range: RFC 3339, Unix seconds or milliseconds, \"now\" or \"now-30m\". Default now."`
 	Step      string `json:"step,omitempty" description:"Resolution, e.g. \"15s\", \"1m\", \"1h\". Default: the finest step that keeps each series within max_points."`
 	MaxSeries int    `json:"max_series,omitempty" description:"At most this many series in the answer (default: the plugin's max_series)."`
 	MaxPoints int    `json:"max_points,omitempty" description:"At most this many points per series (default: the plugin's max_points); a finer step is coarsened to fit."`
@@ -63,10 +63,11 @@ func instantQuery(ctx context.Context, c *client, in queryArgs) (*plugin.Result,
 		return plugin.Errorf("query is empty: give a PromQL expression such as up or rate(http_requests_total[5m])"), nil
 	}
 	now := time.Now().UTC()
-	ts, err := parseTime(in.Time, now, now)
+	ts, note, err := parseTime("time", in.Time, now, now)
 	if err != nil {
 		return plugin.Errorf("%v", err), nil
 	}
+	notes := appendNote(nil, note)
 	rctx, cancel := c.withTimeout(ctx)
 	defer cancel()
 	val, warnings, err := c.api.Query(rctx, in.Query, ts, c.queryOpts()...)
@@ -74,7 +75,7 @@ func instantQuery(ctx context.Context, c *client, in queryArgs) (*plugin.Result,
 		return c.errorResult(ctx, in.Query, err)
 	}
 	maxSeries := limitOr(in.MaxSeries, c.maxSeries)
-	out := queryResult{ResultType: val.Type().String(), Query: in.Query, Time: &ts, Warnings: warnings}
+	out := queryResult{ResultType: val.Type().String(), Query: in.Query, Time: &ts, Warnings: warnings, Notes: notes}
 	var text string
 	switch v := val.(type) {
 	case model.Vector:
@@ -91,7 +92,7 @@ func instantQuery(ctx context.Context, c *client, in queryArgs) (*plugin.Result,
 		out.Result = val
 		text = val.String()
 	}
-	return plugin.JSON(out, text+warningsText(warnings))
+	return plugin.JSON(out, text+notesText(notes)+warningsText(warnings))
 }
 
 func sampleValue(s *model.Sample) string {
@@ -158,13 +159,13 @@ func rangeQuery(ctx context.Context, c *client, in rangeArgs) (*plugin.Result, e
 		return plugin.Errorf("query is empty: give a PromQL expression such as rate(http_requests_total[5m])"), nil
 	}
 	now := time.Now().UTC()
-	end, err := parseTime(in.End, now, now)
+	end, endNote, err := parseTime("end", in.End, now, now)
 	if err != nil {
-		return plugin.Errorf("end: %v", err), nil
+		return plugin.Errorf("%v", err), nil
 	}
-	start, err := parseTime(in.Start, now, end.Add(-time.Hour))
+	start, startNote, err := parseTime("start", in.Start, now, end.Add(-time.Hour))
 	if err != nil {
-		return plugin.Errorf("start: %v", err), nil
+		return plugin.Errorf("%v", err), nil
 	}
 	if !start.Before(end) {
 		return plugin.Errorf("start (%s) must be before end (%s)", formatTime(start), formatTime(end)), nil
@@ -174,7 +175,7 @@ func rangeQuery(ctx context.Context, c *client, in rangeArgs) (*plugin.Result, e
 		return plugin.Errorf("max_points must be at least 2, got %d", maxPoints), nil
 	}
 	span := end.Sub(start)
-	var notes []string
+	notes := appendNote(appendNote(nil, startNote), endNote)
 	step := chooseStep(span, maxPoints)
 	if in.Step != "" {
 		asked, err := parseStep(in.Step)
@@ -206,10 +207,7 @@ func rangeQuery(ctx context.Context, c *client, in rangeArgs) (*plugin.Result, e
 		text += "\n" + moreLine(rest, len(m), "series", narrowSeriesHint)
 		out.Truncated = &truncated{Total: len(m), Shown: len(shown), Limit: fmt.Sprintf("max_series=%d", maxSeries)}
 	}
-	for _, n := range notes {
-		text += "\nnote: " + n
-	}
-	return plugin.JSON(out, text+warningsText(warnings))
+	return plugin.JSON(out, text+notesText(notes)+warningsText(warnings))
 }
 
 // pointBudget is how many values the text lists before it shows only the
@@ -220,7 +218,13 @@ func rangeText(all, shown model.Matrix, start, end time.Time, step time.Duration
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s from %s to %s, step %s", plural(len(all), "series", "series"),
 		formatTime(start), formatTime(end), model.Duration(step))
-	if len(all) == 0 {
+	switch {
+	case len(all) == 0 && step > end.Sub(start):
+		fmt.Fprintf(&b, "\nno series at the one evaluation time %s (empty result). The step %s is longer than the range %s, "+
+			"so the query was evaluated only at the start; give a step shorter than the range, or use query for one instant.",
+			formatTime(start), model.Duration(step), model.Duration(end.Sub(start)))
+		return b.String()
+	case len(all) == 0:
 		b.WriteString("\nno series match in this range (empty result). Check the metric name and labels with list_metrics or series.")
 		return b.String()
 	}

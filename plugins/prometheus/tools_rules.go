@@ -90,12 +90,20 @@ func listRules(ctx context.Context, c *client, in rulesArgs) (*plugin.Result, er
 	if broken > 0 {
 		fmt.Fprintf(&b, ", %d with errors", broken)
 	}
+	// A rule's last error can run to hundreds of characters; in a column it
+	// would pad every row of the group to its width, so errors follow the
+	// group's table instead.
 	group := ""
 	var t *table
+	var errs []string
 	flush := func() {
 		if t != nil {
 			b.WriteString("\n" + t.String())
 		}
+		for _, e := range errs {
+			b.WriteString("\n" + e)
+		}
+		errs = nil
 	}
 	for _, r := range shown {
 		if r.Group != group {
@@ -110,15 +118,14 @@ func listRules(ctx context.Context, c *client, in rulesArgs) (*plugin.Result, er
 		} else if r.ActiveAlerts > 0 {
 			state = fmt.Sprintf("%s (%d)", r.State, r.ActiveAlerts)
 		}
-		health := r.Health
 		if r.LastError != "" {
-			health += ": " + r.LastError
+			errs = append(errs, fmt.Sprintf("error of %s: %s", r.Name, r.LastError))
 		}
 		query := r.Query
 		if r.For != "" {
 			query += " for " + r.For
 		}
-		t.row(r.Type, r.Name, state, health, since(now, r.LastEvaluation), query)
+		t.row(r.Type, r.Name, state, r.Health, since(now, r.LastEvaluation), query)
 	}
 	flush()
 	if rest > 0 {

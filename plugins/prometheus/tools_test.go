@@ -18,8 +18,8 @@ func TestToolDefinitions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(tools) != 11 {
-		t.Fatalf("%d tools, want 11", len(tools))
+	if len(tools) != 16 {
+		t.Fatalf("%d tools, want 16", len(tools))
 	}
 	for _, tool := range tools {
 		if !tool.Annotations.IsReadOnly() || tool.Annotations.IsDestructive() || tool.Labels["category"] != "observability" {

@@ -1,0 +1,65 @@
+package kubernetes
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/toolgate/toolgate/sdk/plugin"
+)
+
+// ErrNotAllowed marks a call outside what the operator's config allows: a
+// namespace not in allowed_namespaces, or a kind in denied_kinds. It is a
+// second limit beside RBAC, one the assistant cannot talk its way around.
+var ErrNotAllowed = errors.New("not allowed by the plugin config")
+
+// limits are the operator's namespace allow-list and kind deny-list.
+type limits struct {
+	namespaces []string // empty: every namespace
+	deniedKind []string // as written: "secrets", "Secret", "widgets.example.com"
+}
+
+// deniedKind reports the deny-list entry r matches, if any.
+func (l limits) denies(r resource) (string, bool) {
+	for _, entry := range l.deniedKind {
+		name, group, pinned := strings.Cut(entry, ".")
+		if r.matches(name) && (!pinned || strings.EqualFold(r.GVR.Group, group)) {
+			return entry, true
+		}
+	}
+	return "", false
+}
+
+// check refuses a call on kind r in namespace ns ("" with allNS for all
+// namespaces). Cluster-scoped kinds pass the namespace check: they belong
+// to no namespace, and denied_kinds is how to keep them out.
+func (l limits) check(tool string, r resource, ns string, allNS bool) error {
+	if entry, ok := l.denies(r); ok {
+		return fmt.Errorf("%s: kind %s is denied by the plugin's denied_kinds (entry %q): %w", tool, r.GroupResource(), entry, ErrNotAllowed)
+	}
+	return l.checkNamespace(tool, r.Namespaced, ns, allNS)
+}
+
+func (l limits) checkNamespace(tool string, namespaced bool, ns string, allNS bool) error {
+	if len(l.namespaces) == 0 || !namespaced {
+		return nil
+	}
+	if allNS {
+		return fmt.Errorf("%s: all namespaces cannot be read: this plugin may only use namespaces %s (allowed_namespaces); name one of them: %w",
+			tool, strings.Join(l.namespaces, ", "), ErrNotAllowed)
+	}
+	if !slices.Contains(l.namespaces, ns) {
+		return fmt.Errorf("%s: namespace %q is not in the plugin's allowed_namespaces (%s); use one of those: %w",
+			tool, ns, strings.Join(l.namespaces, ", "), ErrNotAllowed)
+	}
+	return nil
+}
+
+// allowed checks a call against the limits; a refusal is the tool's answer.
+func (k *kube) allowed(t target, r resource) *plugin.Result {
+	if err := k.s.limits.check(t.verb, r, t.namespace, t.allNS); err != nil {
+		return plugin.Errorf("%v", err)
+	}
+	return nil
+}
