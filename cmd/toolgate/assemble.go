@@ -166,6 +166,7 @@ func assemble(ctx context.Context, cfg *config.Config, topts telemetry.Options, 
 		TLSCert: cfg.Listen.TLSCert, TLSKey: cfg.Listen.TLSKey,
 		ShutdownGrace: cfg.Gateway.ShutdownGrace,
 		Handlers:      extra, OAuth: oauthOptions(cfg.Listen.OAuth),
+		Ready: pluginsReady(cfg, plugins),
 	})
 	if err != nil {
 		_ = tel.Close(ctx)

@@ -62,8 +62,12 @@ type Options struct {
 	ShutdownGrace time.Duration
 	// Handlers are more HTTP endpoints served beside /mcp, on the same
 	// listener and behind the same checks (Host, Origin, bearer token, body
-	// limit), keyed by http.ServeMux pattern: "/metrics", "GET /healthz".
+	// limit), keyed by http.ServeMux pattern: "/metrics". /healthz and /readyz
+	// are the gateway's own.
 	Handlers map[string]http.Handler
+	// Ready tells /readyz whether this gateway can take calls; an error says
+	// why not (logged, never shown to the prober). nil means ready.
+	Ready func() error
 	// OAuth, when set, also accepts the JWT access tokens of an authorization
 	// server and serves the metadata that tells clients where to get them.
 	OAuth *OAuth
@@ -93,6 +97,9 @@ type Server struct {
 
 	// sessions holds every live session by ID, for broadcasts and HTTP lookup.
 	sessions sync.Map
+
+	// probe answers /healthz and /readyz and counts requests being served.
+	probe probeState
 
 	closeOnce sync.Once
 	closed    chan struct{}
@@ -205,6 +212,9 @@ func (s *Server) check() error {
 		return &OptionError{Field: "TLSCert/TLSKey", Problem: "set both or neither"}
 	}
 	if err := checkOAuth(s.opts.OAuth, s.opts.Handlers); err != nil {
+		return err
+	}
+	if err := checkProbeRoutes(s.routes()); err != nil {
 		return err
 	}
 	return checkHandlers(s.routes())
