@@ -336,4 +336,27 @@ func TestAPIServerAcceptsChart(t *testing.T) {
 		}
 		t.Logf("%s:\n%s", name, out)
 	}
+
+	// NOTES.txt renders only on install; a dry run against the same server
+	// shows what an operator reads.
+	for _, tc := range []struct {
+		values []string
+		want   []string
+	}{
+		{nil, []string{"port-forward svc/gw-toolgate", "get secret gw-toolgate -o jsonpath='{.data.token-0}'", "2 replicas"}},
+		{[]string{"--values", "testdata/all-on.yaml"}, []string{"https://toolgate.example.com/mcp", "get secret gw-toolgate"}},
+	} {
+		args := append([]string{"install", release, chartDir, "--namespace", namespace, "--kubeconfig", kcPath, "--dry-run=server"}, tc.values...)
+		out, err := exec.Command(testparts.Helm(t), args...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("helm %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		_, notes, _ := strings.Cut(string(out), "NOTES:")
+		t.Logf("NOTES (values %v):%s", tc.values, notes)
+		for _, w := range tc.want {
+			if !strings.Contains(notes, w) {
+				t.Errorf("NOTES (values %v) lack %q:\n%s", tc.values, w, notes)
+			}
+		}
+	}
 }
