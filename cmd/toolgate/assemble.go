@@ -172,6 +172,7 @@ func assemble(ctx context.Context, cfg *config.Config, topts telemetry.Options, 
 		MaxSessions: cfg.Listen.MaxSessions, SessionIdleTimeout: cfg.Listen.SessionIdleTimeout,
 		Handlers: extra, OAuth: oauthOptions(cfg.Listen.OAuth),
 		Instructions: handlers.Instructions,
+		Ready:        pluginsReady(cfg, plugins),
 	})
 	if err != nil {
 		_ = tel.Close(ctx)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/toolgate/toolgate/core/config"
 	"github.com/toolgate/toolgate/core/gateway"
+	"github.com/toolgate/toolgate/core/supervisor"
 	"github.com/toolgate/toolgate/core/telemetry"
 )
 
@@ -121,6 +122,36 @@ func serveWith(ctx context.Context, cfg *config.Config, topts telemetry.Options,
 	}
 	gw.front.Close()
 	return nil
+}
+
+// notRunningError says which auto_start plugin keeps the gateway from being
+// ready.
+type notRunningError struct {
+	Plugin string
+	State  supervisor.State
+}
+
+func (e *notRunningError) Error() string {
+	return fmt.Sprintf("auto_start plugin %q is %s", e.Plugin, e.State)
+}
+
+// pluginsReady is the readiness of /readyz: every auto_start plugin is
+// running. Lazy plugins start on the call that needs them and do not count.
+func pluginsReady(cfg *config.Config, plugins *supervisor.Manager) func() error {
+	var want []*supervisor.Supervisor
+	for _, p := range cfg.Plugins {
+		if sup, ok := plugins.Get(p.Name); ok && p.AutoStart && !p.Disabled {
+			want = append(want, sup)
+		}
+	}
+	return func() error {
+		for _, sup := range want {
+			if st := sup.Status(); st.State != supervisor.Running {
+				return &notRunningError{Plugin: st.Name, State: st.State}
+			}
+		}
+		return nil
+	}
 }
 
 func scheme(cfg *config.Config) string {

@@ -78,11 +78,15 @@ type Options struct {
 	SessionIdleTimeout time.Duration
 	// Handlers are more HTTP endpoints served beside /mcp, on the same
 	// listener and behind the same checks (Host, Origin, bearer token, body
-	// limit), keyed by http.ServeMux pattern: "/metrics", "GET /healthz".
+	// limit), keyed by http.ServeMux pattern: "/metrics". /healthz and /readyz
+	// are the gateway's own.
 	Handlers map[string]http.Handler
 	// Instructions, when set, gives the server instructions at each
 	// initialize and server/discover.
 	Instructions func() string
+	// Ready tells /readyz whether this gateway can take calls; an error says
+	// why not (logged, never shown to the prober). nil means ready.
+	Ready func() error
 	// OAuth, when set, also accepts the JWT access tokens of an authorization
 	// server and serves the metadata that tells clients where to get them.
 	OAuth *OAuth
@@ -114,6 +118,9 @@ type Server struct {
 	sessions sync.Map
 	// inflight holds the running requests by session and id, for cancellation.
 	inflight sync.Map
+
+	// probe answers /healthz and /readyz and counts requests being served.
+	probe probeState
 
 	closeOnce sync.Once
 	closed    chan struct{}
@@ -238,6 +245,9 @@ func (s *Server) check() error {
 		return &OptionError{Field: "TLSCert/TLSKey", Problem: "set both or neither"}
 	}
 	if err := checkOAuth(s.opts.OAuth, s.opts.Handlers); err != nil {
+		return err
+	}
+	if err := checkProbeRoutes(s.routes()); err != nil {
 		return err
 	}
 	return checkHandlers(s.routes())

@@ -44,7 +44,7 @@ func (s *Server) front(stop <-chan struct{}) (*httpTransport, http.Handler) {
 	for pattern, h := range s.routes() {
 		mux.Handle(pattern, h)
 	}
-	return t, s.guard(mux)
+	return t, s.probes(s.guard(mux))
 }
 
 type httpTransport struct {

@@ -168,20 +168,19 @@ func TestServeHTTPCallsCutByShutdownSaySo(t *testing.T) {
 	}()
 	<-f.started
 	cancel()
-	// New connections are refused at once, while the call may still finish.
-	refused := false
-	for deadline := time.Now().Add(500 * time.Millisecond); !refused && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		conn, err := net.Dial("tcp", addr.String())
-		if err != nil {
-			refused = true
-		} else {
-			conn.Close()
+	// Readiness fails at once, so balancers stop sending work, while the call
+	// may still finish.
+	ready := false
+	for deadline := time.Now().Add(500 * time.Millisecond); !ready && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if resp, err := http.Get("http://" + addr.String() + readyPath); err == nil {
+			ready = resp.StatusCode == http.StatusServiceUnavailable
+			resp.Body.Close()
 		}
 	}
-	if !refused {
-		t.Errorf("new connections still accepted 500ms into shutdown")
+	if !ready {
+		t.Errorf("/readyz not 503 500ms into shutdown")
 	}
-	if !strings.Contains(logs.String(), "shutting down: no longer accepting connections") {
+	if !strings.Contains(logs.String(), "shutting down: readiness fails at once") {
 		t.Errorf("shutdown not logged when it began:\n%s", logs)
 	}
 	var r reply

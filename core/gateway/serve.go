@@ -28,7 +28,8 @@ const shutdownAnswerWindow = 2 * time.Second
 // ServeHTTP serves streamable HTTP at /mcp on addr (HTTPS when TLSCert and
 // TLSKey are set). ready, if not nil, is called with the bound address once
 // connections are accepted. It returns nil when ctx ends, after a graceful
-// shutdown: listening streams end, calls in flight get shutdownGrace to finish.
+// shutdown: /readyz fails at once, calls in flight get the grace to finish
+// while the listener still serves, then listening streams end.
 func (s *Server) ServeHTTP(ctx context.Context, addr string, ready func(net.Addr)) error {
 	var tlsConfig *tls.Config
 	if s.opts.TLSCert != "" {
@@ -85,10 +86,11 @@ func (s *Server) ServeHTTP(ctx context.Context, addr string, ready func(net.Addr
 	case <-ctx.Done():
 	}
 
-	s.log.Info("shutting down: no longer accepting connections; calls in flight may finish", "grace", s.shutdownGrace())
-	close(stop)
+	s.log.Info("shutting down: readiness fails at once; calls in flight may finish", "grace", s.shutdownGrace())
 	grace, cancelGrace := context.WithTimeout(context.Background(), s.shutdownGrace())
 	defer cancelGrace()
+	s.drain(grace)
+	close(stop)
 	err = srv.Shutdown(grace)
 	t.dropAll()
 	if err != nil {

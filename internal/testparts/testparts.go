@@ -1,6 +1,6 @@
 // Package testparts tells tests where the real parts they run against are
 // installed: the Node MCP servers and SDK, Prometheus, and a Kubernetes API
-// server with etcd.
+// server with etcd, Helm and kubectl.
 //
 // Tests use real processes, not mocks, and those processes are installed by
 // scripts/test-deps.sh into a cache outside the checkout. Keeping the layout in
@@ -24,6 +24,7 @@ const (
 	nodeKey     = "node-v1"
 	kubeVersion = "1.36.3"
 	etcdVersion = "3.6.16"
+	helmVersion = "3.22.0"
 
 	// nodeStamp is written by the installer only after a complete install.
 	nodeStamp = ".installed"
@@ -111,6 +112,37 @@ func KubeAssets(t testing.TB) string {
 		}
 	}
 	return dir
+}
+
+// Helm returns the absolute path of the helm executable built from the Go
+// module proxy by scripts/install-helm.sh.
+func Helm(t testing.TB) string {
+	t.Helper()
+	r := root(t)
+	if r == "" {
+		return ""
+	}
+	bin := filepath.Join(r, "helm-"+helmVersion, "bin", "helm")
+	if err := requireExecutable(bin); err != nil {
+		t.Fatalf("test parts: helm v%s is missing: %v; %s", helmVersion, err, fixHint)
+		return ""
+	}
+	return bin
+}
+
+// Kubectl returns the absolute path of the kubectl found on PATH: it is part
+// of the machine, not of the test cache.
+func Kubectl(t testing.TB) string {
+	t.Helper()
+	p, err := exec.LookPath("kubectl")
+	if err == nil {
+		p, err = filepath.Abs(p)
+	}
+	if err != nil {
+		t.Fatalf("test parts: kubectl is not installed: %v; install it from your distribution", err)
+		return ""
+	}
+	return p
 }
 
 // Prometheus returns the absolute paths of the prometheus and promtool

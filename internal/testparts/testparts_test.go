@@ -60,6 +60,7 @@ func TestLayoutMatchesScripts(t *testing.T) {
 		{"install-node-parts.sh", "NODE_KEY", nodeKey},
 		{"build-kube.sh", "KUBE_VERSION", kubeVersion},
 		{"build-kube.sh", "ETCD_VERSION", etcdVersion},
+		{"install-helm.sh", "HELM_VERSION", helmVersion},
 	}
 	for _, c := range checks {
 		if got := scriptValue(t, c.script, c.name); got != c.want {

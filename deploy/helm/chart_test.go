@@ -1,0 +1,362 @@
+// Package helm tests the chart in deploy/helm/toolgate: it renders with the
+// real helm, the rendered config loads as the gateway would load it, and a
+// real kube-apiserver accepts every object in a server-side dry run.
+package helm
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"gopkg.in/yaml.v3"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/toolgate/toolgate/core/config"
+	"github.com/toolgate/toolgate/internal/testparts"
+)
+
+const (
+	release   = "gw"
+	namespace = "toolgate-chart"
+	chartDir  = "toolgate"
+)
+
+// object is one rendered manifest, as generic YAML.
+type object map[string]any
+
+func (o object) kind() string { s, _ := o["kind"].(string); return s }
+
+// get walks a path of map keys and list indexes (ints).
+func (o object) get(path ...any) any {
+	var cur any = map[string]any(o)
+	for _, p := range path {
+		switch k := p.(type) {
+		case string:
+			m, ok := cur.(map[string]any)
+			if !ok {
+				return nil
+			}
+			cur = m[k]
+		case int:
+			l, ok := cur.([]any)
+			if !ok || k >= len(l) {
+				return nil
+			}
+			cur = l[k]
+		}
+	}
+	return cur
+}
+
+// render runs helm template and returns the manifests and the kinds in order.
+func render(t *testing.T, valueFiles ...string) ([]byte, map[string]object) {
+	t.Helper()
+	args := []string{"template", release, chartDir, "--namespace", namespace}
+	for _, f := range valueFiles {
+		args = append(args, "--values", f)
+	}
+	cmd := exec.Command(testparts.Helm(t), args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("helm %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+	}
+	objs := map[string]object{}
+	dec := yaml.NewDecoder(bytes.NewReader(out))
+	for {
+		// Decoded as a plain map: into a named map type, yaml.v3 would make
+		// every nested mapping that type too.
+		var m map[string]any
+		err := dec.Decode(&m)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("rendered YAML: %v\n%s", err, out)
+		}
+		if m == nil {
+			continue
+		}
+		o := object(m)
+		if _, dup := objs[o.kind()]; dup {
+			t.Fatalf("two %s objects rendered", o.kind())
+		}
+		objs[o.kind()] = o
+	}
+	return out, objs
+}
+
+func kinds(objs map[string]object) []string {
+	var out []string
+	for k := range objs {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// loadConfig loads the ConfigMap's HCL the way `toolgate serve` does, with the
+// environment the Deployment gives the container.
+func loadConfig(t *testing.T, objs map[string]object, env map[string]string) *config.Config {
+	t.Helper()
+	hcl, _ := objs["ConfigMap"].get("data", "toolgate.hcl").(string)
+	if hcl == "" {
+		t.Fatal("the ConfigMap holds no toolgate.hcl")
+	}
+	path := filepath.Join(t.TempDir(), "toolgate.hcl")
+	if err := os.WriteFile(path, []byte(hcl), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range env {
+		t.Setenv(k, v)
+	}
+	cfg, err := config.Load(path)
+	if err != nil {
+		t.Fatalf("the rendered config does not load: %v\n%s", err, hcl)
+	}
+	return cfg
+}
+
+// containerEnv is the Deployment's env names, in order.
+func containerEnv(dep object) []string {
+	var names []string
+	list, _ := dep.get("spec", "template", "spec", "containers", 0, "env").([]any)
+	for _, e := range list {
+		if m, ok := e.(map[string]any); ok {
+			names = append(names, m["name"].(string))
+		}
+	}
+	return names
+}
+
+func TestDefaultsRender(t *testing.T) {
+	_, objs := render(t)
+	if got, want := kinds(objs), []string{"ConfigMap", "Deployment", "Secret", "Service", "ServiceAccount"}; !slices.Equal(got, want) {
+		t.Fatalf("rendered kinds %v, want %v", got, want)
+	}
+	dep := objs["Deployment"]
+	checks := []struct {
+		path []any
+		want any
+	}{
+		{[]any{"spec", "replicas"}, 2},
+		{[]any{"spec", "strategy", "type"}, "RollingUpdate"},
+		{[]any{"spec", "strategy", "rollingUpdate", "maxUnavailable"}, 0},
+		{[]any{"spec", "template", "spec", "securityContext", "runAsNonRoot"}, true},
+		{[]any{"spec", "template", "spec", "containers", 0, "securityContext", "readOnlyRootFilesystem"}, true},
+		{[]any{"spec", "template", "spec", "containers", 0, "securityContext", "allowPrivilegeEscalation"}, false},
+		{[]any{"spec", "template", "spec", "containers", 0, "resources", "requests", "cpu"}, "100m"},
+		{[]any{"spec", "template", "spec", "containers", 0, "resources", "requests", "memory"}, "128Mi"},
+		{[]any{"spec", "template", "spec", "containers", 0, "livenessProbe", "httpGet", "path"}, "/healthz"},
+		{[]any{"spec", "template", "spec", "containers", 0, "startupProbe", "httpGet", "path"}, "/healthz"},
+		{[]any{"spec", "template", "spec", "containers", 0, "readinessProbe", "httpGet", "path"}, "/readyz"},
+		{[]any{"spec", "template", "spec", "containers", 0, "lifecycle", "preStop", "sleep", "seconds"}, 5},
+		{[]any{"spec", "template", "metadata", "annotations", "prometheus.io/scrape"}, "true"},
+		{[]any{"spec", "template", "metadata", "annotations", "prometheus.io/path"}, "/metrics"},
+		{[]any{"spec", "template", "metadata", "annotations", "prometheus.io/port"}, "8700"},
+		{[]any{"spec", "template", "spec", "containers", 0, "ports", 0, "containerPort"}, 8700},
+	}
+	for _, c := range checks {
+		if got := dep.get(c.path...); got != c.want {
+			t.Errorf("Deployment %v = %#v, want %#v", c.path, got, c.want)
+		}
+	}
+	if got, want := containerEnv(dep), []string{"POD_IP", "HOME", "TOOLGATE_TOKEN_0", "TOOLGATE_SESSION_KEY"}; !slices.Equal(got, want) {
+		t.Errorf("container env %v, want %v", got, want)
+	}
+
+	// A token and a session key are generated when none is given.
+	sec := objs["Secret"]
+	for _, key := range []string{"token-0", "session-key"} {
+		if v, _ := sec.get("data", key).(string); len(v) < 40 {
+			t.Errorf("Secret data %s = %q, want a generated value", key, v)
+		}
+	}
+
+	cfg := loadConfig(t, objs, map[string]string{"POD_IP": "10.244.1.7", "TOOLGATE_TOKEN_0": "generated"})
+	if cfg.Listen.HTTP != "0.0.0.0:8700" {
+		t.Errorf("listen.http = %q, want all interfaces in the pod", cfg.Listen.HTTP)
+	}
+	wantHosts := []string{"10.244.1.7", "gw-toolgate", "gw-toolgate.toolgate-chart", "gw-toolgate.toolgate-chart.svc", "gw-toolgate.toolgate-chart.svc.cluster.local"}
+	if !slices.Equal(cfg.Listen.AllowedHosts, wantHosts) {
+		t.Errorf("allowed_hosts = %v, want %v", cfg.Listen.AllowedHosts, wantHosts)
+	}
+	if !slices.Equal(cfg.Listen.Tokens, []string{"generated"}) {
+		t.Errorf("tokens = %v, want the one from the Secret", cfg.Listen.Tokens)
+	}
+	if cfg.Gateway.ShutdownGrace != 25*time.Second || cfg.Gateway.StateDir != "/var/lib/toolgate" || !cfg.Listen.Metrics {
+		t.Errorf("gateway = %+v, metrics %v; want shutdown_grace 25s, state_dir on the emptyDir, metrics on", cfg.Gateway, cfg.Listen.Metrics)
+	}
+}
+
+func TestEveryOptionRenders(t *testing.T) {
+	_, objs := render(t, "testdata/all-on.yaml")
+	want := []string{"ConfigMap", "Deployment", "HorizontalPodAutoscaler", "Ingress", "PodDisruptionBudget", "Secret", "Service", "ServiceAccount"}
+	if got := kinds(objs); !slices.Equal(got, want) {
+		t.Fatalf("rendered kinds %v, want %v", got, want)
+	}
+	dep := objs["Deployment"]
+	if r := dep.get("spec", "replicas"); r != nil {
+		t.Errorf("Deployment replicas = %v with the HPA on, want unset so the HPA owns it", r)
+	}
+	if got, want := containerEnv(dep), []string{"POD_IP", "HOME", "TOOLGATE_TOKEN_0", "TOOLGATE_TOKEN_1", "TOOLGATE_SESSION_KEY", "NODE_OPTIONS"}; !slices.Equal(got, want) {
+		t.Errorf("container env %v, want %v", got, want)
+	}
+	checks := []struct {
+		kind string
+		path []any
+		want any
+	}{
+		{"HorizontalPodAutoscaler", []any{"spec", "maxReplicas"}, 12},
+		{"HorizontalPodAutoscaler", []any{"spec", "metrics", 1, "resource", "name"}, "memory"},
+		{"PodDisruptionBudget", []any{"spec", "maxUnavailable"}, 1},
+		{"Ingress", []any{"spec", "ingressClassName"}, "nginx"},
+		{"Ingress", []any{"spec", "rules", 0, "http", "paths", 0, "backend", "service", "name"}, "gw-toolgate"},
+		{"Ingress", []any{"spec", "tls", 0, "secretName"}, "toolgate-tls"},
+		{"ServiceAccount", []any{"automountServiceAccountToken"}, true},
+		{"Deployment", []any{"spec", "template", "spec", "automountServiceAccountToken"}, true},
+		{"Deployment", []any{"spec", "template", "metadata", "labels", "tier"}, "gateway"},
+		{"Deployment", []any{"spec", "template", "spec", "imagePullSecrets", 0, "name"}, "registry"},
+		{"Service", []any{"metadata", "annotations", "example.com/lb"}, "internal"},
+	}
+	for _, c := range checks {
+		if got := objs[c.kind].get(c.path...); got != c.want {
+			t.Errorf("%s %v = %#v, want %#v", c.kind, c.path, got, c.want)
+		}
+	}
+
+	cfg := loadConfig(t, objs, map[string]string{"POD_IP": "fd00::17", "TOOLGATE_TOKEN_0": "a", "TOOLGATE_TOKEN_1": "b"})
+	for _, h := range []string{"fd00::17", "toolgate.example.com", "gw.internal.example", "gw-toolgate.toolgate-chart.svc"} {
+		if !slices.Contains(cfg.Listen.AllowedHosts, h) {
+			t.Errorf("allowed_hosts %v lacks %q", cfg.Listen.AllowedHosts, h)
+		}
+	}
+	if !slices.Equal(cfg.Listen.Tokens, []string{"a", "b"}) || !slices.Equal(cfg.Listen.AllowedOrigins, []string{"https://app.example.com"}) {
+		t.Errorf("tokens %v, origins %v; want both tokens and the one origin", cfg.Listen.Tokens, cfg.Listen.AllowedOrigins)
+	}
+	if len(cfg.Plugins) != 1 || cfg.Plugins[0].Name != "everything" || !cfg.Plugins[0].AutoStart {
+		t.Errorf("plugins = %+v, want the auto_start plugin from values", cfg.Plugins)
+	}
+	if cfg.Telemetry.OTLPEndpoint != "otel-collector.monitoring:4317" || cfg.Gateway.LogLevel != "debug" {
+		t.Errorf("extraConfig or logLevel lost: otlp %q, log level %q", cfg.Telemetry.OTLPEndpoint, cfg.Gateway.LogLevel)
+	}
+}
+
+func TestExistingSecretAndNoAuth(t *testing.T) {
+	dir := t.TempDir()
+	existing := filepath.Join(dir, "existing.yaml")
+	if err := os.WriteFile(existing, []byte("auth:\n  existingSecret: mine\n  tokenCount: 2\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, objs := render(t, existing)
+	if _, ok := objs["Secret"]; ok {
+		t.Error("a Secret was rendered beside auth.existingSecret")
+	}
+	if ref := objs["Deployment"].get("spec", "template", "spec", "containers", 0, "env", 3, "valueFrom", "secretKeyRef"); ref == nil ||
+		ref.(map[string]any)["name"] != "mine" || ref.(map[string]any)["key"] != "token-1" {
+		t.Errorf("TOOLGATE_TOKEN_1 comes from %v, want key token-1 of Secret mine", ref)
+	}
+
+	open := filepath.Join(dir, "open.yaml")
+	if err := os.WriteFile(open, []byte("auth:\n  enabled: false\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, objs = render(t, open)
+	if got, want := containerEnv(objs["Deployment"]), []string{"POD_IP", "HOME", "TOOLGATE_SESSION_KEY"}; !slices.Equal(got, want) {
+		t.Errorf("container env without auth %v, want %v", got, want)
+	}
+	if cfg := loadConfig(t, objs, map[string]string{"POD_IP": "10.0.0.1"}); len(cfg.Listen.Tokens) != 0 {
+		t.Errorf("tokens %v with auth off, want none", cfg.Listen.Tokens)
+	}
+}
+
+// TestAPIServerAcceptsChart applies both renderings to a real kube-apiserver
+// in a server-side dry run: schemas, defaults and validation all run there.
+func TestAPIServerAcceptsChart(t *testing.T) {
+	defaults, _ := render(t)
+	allOn, _ := render(t, "testdata/all-on.yaml")
+	kubectl := testparts.Kubectl(t)
+
+	env := &envtest.Environment{BinaryAssetsDirectory: testparts.KubeAssets(t), ControlPlaneStartTimeout: time.Minute, ControlPlaneStopTimeout: 30 * time.Second}
+	if _, err := env.Start(); err != nil {
+		t.Fatalf("start kube-apiserver: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := env.Stop(); err != nil {
+			t.Errorf("stop kube-apiserver: %v", err)
+		}
+	})
+	user, err := env.AddUser(envtest.User{Name: "admin", Groups: []string{"system:masters"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kubeconfig, err := user.KubeConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	kcPath := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(kcPath, kubeconfig, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	run := func(stdin []byte, args ...string) string {
+		t.Helper()
+		cmd := exec.Command(kubectl, append([]string{"--kubeconfig", kcPath}, args...)...)
+		cmd.Stdin = bytes.NewReader(stdin)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("kubectl %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	run(nil, "create", "namespace", namespace)
+	always := []string{"deployment.apps", "service", "configmap", "secret", "serviceaccount"}
+	for _, r := range []struct {
+		name      string
+		manifests []byte
+		kinds     []string
+	}{
+		{"defaults", defaults, always},
+		{"every option", allOn, append(always, "ingress.networking.k8s.io", "horizontalpodautoscaler.autoscaling", "poddisruptionbudget.policy")},
+	} {
+		name := r.name
+		// Strict: a field the API does not know is an error, not a warning.
+		out := run(r.manifests, "apply", "--dry-run=server", "--validate=strict", "--namespace", namespace, "-f", "-")
+		for _, kind := range r.kinds {
+			if !strings.Contains(out, kind+"/gw-toolgate created (server dry run)") {
+				t.Errorf("%s: kubectl did not report %s created in the dry run:\n%s", name, kind, out)
+			}
+		}
+		t.Logf("%s:\n%s", name, out)
+	}
+
+	// NOTES.txt renders only on install; a dry run against the same server
+	// shows what an operator reads.
+	for _, tc := range []struct {
+		values []string
+		want   []string
+	}{
+		{nil, []string{"port-forward svc/gw-toolgate", "get secret gw-toolgate -o jsonpath='{.data.token-0}'", "2 replicas"}},
+		{[]string{"--values", "testdata/all-on.yaml"}, []string{"https://toolgate.example.com/mcp", "get secret gw-toolgate"}},
+	} {
+		args := append([]string{"install", release, chartDir, "--namespace", namespace, "--kubeconfig", kcPath, "--dry-run=server"}, tc.values...)
+		out, err := exec.Command(testparts.Helm(t), args...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("helm %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		_, notes, _ := strings.Cut(string(out), "NOTES:")
+		t.Logf("NOTES (values %v):%s", tc.values, notes)
+		for _, w := range tc.want {
+			if !strings.Contains(notes, w) {
+				t.Errorf("NOTES (values %v) lack %q:\n%s", tc.values, w, notes)
+			}
+		}
+	}
+}
