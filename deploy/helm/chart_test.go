@@ -147,7 +147,7 @@ func TestDefaultsRender(t *testing.T) {
 		path []any
 		want any
 	}{
-		{[]any{"spec", "replicas"}, 2},
+		{[]any{"spec", "replicas"}, 1},
 		{[]any{"spec", "strategy", "type"}, "RollingUpdate"},
 		{[]any{"spec", "strategy", "rollingUpdate", "maxUnavailable"}, 0},
 		{[]any{"spec", "template", "spec", "securityContext", "runAsNonRoot"}, true},
@@ -343,7 +343,7 @@ func TestAPIServerAcceptsChart(t *testing.T) {
 		values []string
 		want   []string
 	}{
-		{nil, []string{"port-forward svc/gw-toolgate", "get secret gw-toolgate -o jsonpath='{.data.token-0}'", "2 replicas"}},
+		{nil, []string{"port-forward svc/gw-toolgate", "get secret gw-toolgate -o jsonpath='{.data.token-0}'"}},
 		{[]string{"--values", "testdata/all-on.yaml"}, []string{"https://toolgate.example.com/mcp", "get secret gw-toolgate"}},
 	} {
 		args := append([]string{"install", release, chartDir, "--namespace", namespace, "--kubeconfig", kcPath, "--dry-run=server"}, tc.values...)
