@@ -148,11 +148,23 @@ func (h *Handlers) maxCallTimeout() time.Duration {
 	return DefaultMaxCallTimeout
 }
 
+// deadlineSlack is how close to its deadline a call the plugin ended as
+// cancelled must be for the gateway to take it as a timeout.
+const deadlineSlack = 50 * time.Millisecond
+
 // callFailure explains a call that got no answer from its plugin.
 func (h *Handlers) callFailure(parent, callCtx context.Context, t *catalog.Tool, timeout time.Duration, err error) (*protov1.Result, Outcome) {
 	var crash *supervisor.CrashError
 	var unavailable *supervisor.UnavailableError
 	var stopped *supervisor.StoppedError
+	if parent.Err() == nil && callCtx.Err() == nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+		// The plugin got the call's deadline too and may end the call a hair
+		// before callCtx itself expires: wait that out, so a timeout is
+		// reported as one and not as a failure of the plugin.
+		if dl, ok := callCtx.Deadline(); ok && time.Until(dl) < deadlineSlack {
+			<-callCtx.Done()
+		}
+	}
 	switch {
 	case parent.Err() != nil:
 		return errorResult("call to %s was cancelled by the client", t.ID), OutcomeCancelled

@@ -2,6 +2,7 @@ package metatools
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -99,7 +100,11 @@ func TestGuidanceNamesPlugins(t *testing.T) {
 
 	instr := h.Instructions()
 	desc := toolsOf(h)["filter_tools"].LiveDescription()
-	for _, want := range []string{"k8s (13 tools)", "prom (11 tools)", "filesystem (14 tools)", "resource", "filter_tools"} {
+	wants := []string{"resource", "filter_tools"}
+	for _, plugin := range []string{"k8s", "prom", "filesystem"} {
+		wants = append(wants, fmt.Sprintf("%s (%d tools)", plugin, cat.ToolCount(plugin)))
+	}
+	for _, want := range wants {
 		if !strings.Contains(instr, want) {
 			t.Errorf("instructions lack %q:\n%s", want, instr)
 		}
