@@ -77,3 +77,49 @@ func TestConfigValidateUsesTheCachedManifest(t *testing.T) {
 	r := tg(t, nil, "config", "validate", path)
 	wantExit(t, r, 1, nil, []string{path + `:8:11: plugin "cached": config.ulr: unknown setting; did you mean "url"?`})
 }
+
+// The built-in plugins describe their config blocks too, so a misspelt or
+// mistyped setting of mcp-stdio, prometheus or kubernetes is reported before
+// any of them starts a server or dials a cluster.
+func TestConfigValidateChecksBuiltinPluginSettings(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.hcl")
+	src := fmt.Sprintf(`gateway {
+  state_dir = %q
+}
+
+plugin "files" {
+  type = "mcp-stdio"
+  config {
+    command = "true"
+    argz    = ["/tmp"]
+  }
+}
+
+plugin "prom" {
+  type = "prometheus"
+  config {
+    url     = "http://127.0.0.1:9090"
+    timeout = 5
+  }
+}
+
+plugin "k8s" {
+  type = "kubernetes"
+  config {
+    read_onyl = false
+  }
+}
+`, filepath.Join(dir, "state"))
+	if err := os.WriteFile(bad, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := tg(t, nil, "config", "validate", bad)
+	wantExit(t, r, 1, nil, []string{
+		bad + `:9:15: plugin "files": config.argz: unknown setting`,
+		`did you mean "args"`,
+		bad + `:17:15: plugin "prom": config.timeout: got number, want string`,
+		bad + `:24:17: plugin "k8s": config.read_onyl: unknown setting`,
+		`did you mean "read_only"`,
+	})
+}

@@ -30,36 +30,46 @@ const (
 type Config struct {
 	// Kubeconfig is the kubeconfig file; empty means $KUBECONFIG, then
 	// ~/.kube/config, then the in-cluster service account.
-	Kubeconfig string `json:"kubeconfig"`
+	Kubeconfig string `json:"kubeconfig,omitempty"`
 	// Context selects a kubeconfig context other than the current one.
-	Context string `json:"context"`
+	Context string `json:"context,omitempty"`
 	// InCluster uses the pod's service account even when a kubeconfig exists.
-	InCluster bool `json:"in_cluster"`
+	InCluster bool `json:"in_cluster,omitempty"`
 	// Namespace is the default for namespaced tools; empty means the
 	// context's namespace, then "default".
-	Namespace string `json:"namespace"`
+	Namespace string `json:"namespace,omitempty"`
 	// ReadOnly (default true) registers no tool that changes the cluster.
-	ReadOnly *bool `json:"read_only"`
+	ReadOnly *bool `json:"read_only,omitempty"`
 	// AllowDestructive registers delete_resource (only when not read-only).
-	AllowDestructive bool `json:"allow_destructive"`
+	AllowDestructive bool `json:"allow_destructive,omitempty"`
 	// MaxItems caps the objects one list answer carries.
-	MaxItems int `json:"max_items"`
+	MaxItems int `json:"max_items,omitempty"`
 	// Timeout bounds every request to the API server (Go duration, "30s").
-	Timeout string `json:"timeout"`
+	Timeout string `json:"timeout,omitempty"`
 	// RevealSecrets names the Secrets ("namespace/name") whose values may
 	// reach the model; every other Secret shows keys and sizes only.
-	RevealSecrets []string `json:"reveal_secrets"`
+	RevealSecrets []string `json:"reveal_secrets,omitempty"`
 	// ShowManagedFields keeps metadata.managedFields in get_resource.
-	ShowManagedFields bool `json:"show_managed_fields"`
+	ShowManagedFields bool `json:"show_managed_fields,omitempty"`
 	// AllowedNamespaces, when set, are the only namespaces any tool works in.
-	AllowedNamespaces []string `json:"allowed_namespaces"`
+	AllowedNamespaces []string `json:"allowed_namespaces,omitempty"`
 	// DeniedKinds are kinds no tool reads or changes ("secrets",
 	// "widgets.example.com").
-	DeniedKinds []string `json:"denied_kinds"`
+	DeniedKinds []string `json:"denied_kinds,omitempty"`
 	// AllowedContexts are the kubeconfig contexts a call may pick with its
 	// context argument, besides the plugin's own.
-	AllowedContexts []string `json:"allowed_contexts"`
+	AllowedContexts []string `json:"allowed_contexts,omitempty"`
 }
+
+// configSchema describes Config to the gateway, which checks an operator's
+// settings against it before the plugin runs.
+var configSchema = func() json.RawMessage {
+	s, err := plugin.SchemaOf(Config{})
+	if err != nil {
+		panic(fmt.Sprintf("config schema: %v", err))
+	}
+	return s
+}()
 
 // settings is a Config checked and completed with its defaults.
 type settings struct {

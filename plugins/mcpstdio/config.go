@@ -32,11 +32,23 @@ const defaultInitTimeout = 30 * time.Second
 //	}
 type rawConfig struct {
 	Command         string            `json:"command"`
-	Args            []string          `json:"args"`
-	Env             map[string]string `json:"env"`
-	Cwd             string            `json:"cwd"`
-	InitTimeout     string            `json:"init_timeout"`
-	ProtocolVersion string            `json:"protocol_version"`
+	Args            []string          `json:"args,omitempty"`
+	Env             map[string]string `json:"env,omitempty"`
+	Cwd             string            `json:"cwd,omitempty"`
+	InitTimeout     string            `json:"init_timeout,omitempty"`
+	ProtocolVersion string            `json:"protocol_version,omitempty"`
+}
+
+// configSchema describes the config block to the gateway, which checks an
+// operator's settings against it before the plugin runs.
+var configSchema = mustSchema(rawConfig{})
+
+func mustSchema(v any) json.RawMessage {
+	s, err := plugin.SchemaOf(v)
+	if err != nil {
+		panic(fmt.Sprintf("config schema: %v", err))
+	}
+	return s
 }
 
 // config is a checked rawConfig, ready to start a server with.

@@ -55,6 +55,16 @@ type TLSConfig struct {
 	InsecureSkipVerify bool   `json:"insecure_skip_verify,omitempty"`
 }
 
+// configSchema describes Config to the gateway, which checks an operator's
+// settings against it before the plugin runs.
+var configSchema = func() json.RawMessage {
+	s, err := plugin.SchemaOf(Config{})
+	if err != nil {
+		panic(fmt.Sprintf("config schema: %v", err))
+	}
+	return s
+}()
+
 // settings is a validated Config, ready to build a client from.
 type settings struct {
 	baseURL   *url.URL

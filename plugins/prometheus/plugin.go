@@ -44,7 +44,9 @@ func newPlugin() (*plugin.Plugin, *adapter) {
 		Name:      "prometheus",
 		Version:   Version,
 		Tools:     a.tools(),
-		Configure: a.configure,
+		// The schema lets the gateway check the block before the plugin
+		// runs; configure still checks what a schema cannot (URLs, files).
+		Config: &plugin.Config{Schema: configSchema, Configure: a.configure},
 	}, a
 }
 

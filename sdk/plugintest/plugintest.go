@@ -38,20 +38,22 @@ func Serve(t testing.TB, b protov1.Backend) protov1.Backend {
 	if err != nil {
 		t.Fatalf("dispense plugin: %v", err)
 	}
-	return &checkedBackend{Backend: raw.(*wire.Client), t: t}
+	return &checkedBackend{Client: raw.(*wire.Client), t: t}
 }
 
 // checkedBackend validates arguments as the gateway's call_tool does, with
-// the same validator.
+// the same validator. It embeds the client itself, not the Backend
+// interface, so the optional hooks (Health, Stop) stay reachable as they are
+// from the gateway.
 type checkedBackend struct {
-	protov1.Backend
+	*wire.Client
 	t testing.TB
 }
 
 func (c *checkedBackend) CallTool(ctx context.Context, req *protov1.CallRequest, events protov1.CallEvents) (*protov1.Result, error) {
 	// A plugin that cannot list its tools answers the call itself, as it
 	// would answer a host that asked without listing first.
-	tools, _ := c.Backend.ListTools(ctx)
+	tools, _ := c.Client.ListTools(ctx)
 	for _, def := range tools {
 		if def.Name != req.Name {
 			continue
@@ -65,7 +67,7 @@ func (c *checkedBackend) CallTool(ctx context.Context, req *protov1.CallRequest,
 			return errorResult(err.Error()), nil
 		}
 	}
-	return c.Backend.CallTool(ctx, req, events)
+	return c.Client.CallTool(ctx, req, events)
 }
 
 func errorResult(text string) *protov1.Result {
