@@ -41,9 +41,9 @@ func Plugin() *plugin.Plugin {
 func newPlugin() (*plugin.Plugin, *adapter) {
 	a := &adapter{}
 	return &plugin.Plugin{
-		Name:      "prometheus",
-		Version:   Version,
-		Tools:     a.tools(),
+		Name:    "prometheus",
+		Version: Version,
+		Tools:   a.tools(),
 		// The schema lets the gateway check the block before the plugin
 		// runs; configure still checks what a schema cannot (URLs, files).
 		Config: &plugin.Config{Schema: configSchema, Configure: a.configure},
