@@ -94,7 +94,7 @@ func (s *Supervisor) Run(ctx context.Context) {
 				s.failed(o, r.err.Error(), nil, r.config)
 				continue
 			}
-			o.plugin, o.missedPings = &process{Plugin: r.plugin, gen: r.gen, cancel: r.cancel}, 0
+			o.plugin, o.missedPings = newProcess(r.plugin, r.gen, r.cancel), 0
 			o.usedAtStart = s.used.Load()
 			o.status.Pid, o.status.StartedAt, o.status.Info = r.plugin.Pid(), time.Now(), r.manifest.Info
 			o.status.LastError, o.status.Stderr = "", nil

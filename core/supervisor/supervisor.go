@@ -250,13 +250,7 @@ func (s *Supervisor) Use(ctx context.Context, f func(protov1.Backend) error) err
 func (s *Supervisor) callOnce(ctx context.Context, p *process, req *protov1.CallRequest, events protov1.CallEvents) (*protov1.Result, error) {
 	callCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	go func() {
-		select {
-		case <-p.Exited():
-			cancel()
-		case <-callCtx.Done():
-		}
-	}()
+	defer context.AfterFunc(p.gone, cancel)()
 	res, err := p.CallTool(callCtx, req, events)
 	if err == nil || ctx.Err() != nil {
 		return res, err
