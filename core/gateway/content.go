@@ -56,7 +56,17 @@ func errorResult(text string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(text)}, IsError: true}
 }
 
+// textBlock is the common case, a text block with no annotations or _meta,
+// written without building a map.
+type textBlock struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
 func contentJSON(c protov1.Content) (json.RawMessage, error) {
+	if c.Kind == protov1.KindText && !present(c.Annotations) && !present(c.Meta) {
+		return json.Marshal(textBlock{Type: "text", Text: c.Text})
+	}
 	m := map[string]any{}
 	switch c.Kind {
 	case protov1.KindText:

@@ -22,6 +22,10 @@ type envelope struct {
 	// Result and Error only mark a response; their contents are never needed.
 	Result given `json:"result"`
 	Error  given `json:"error"`
+
+	// call is tools/call's params, decoded once by parseEnvelope so the
+	// transports and dispatch do not each decode them again.
+	call callParams
 }
 
 // given records that a member was present, null included, without keeping
@@ -48,13 +52,8 @@ type callParams struct {
 	} `json:"_meta"`
 }
 
-func (e *envelope) callParams() callParams {
-	var p callParams
-	if e.Method == string(mcp.MethodToolsCall) {
-		_ = json.Unmarshal(e.Params, &p) // a malformed params is mcp-go's to report
-	}
-	return p
-}
+// callParams is tools/call's name and progress token; zero for other methods.
+func (e *envelope) callParams() callParams { return e.call }
 
 // errBatch marks a JSON array: batches left MCP in 2025-06-18 and no client of
 // the versions served here sends them.
@@ -91,6 +90,9 @@ func parseEnvelope(msg []byte) (*envelope, error) {
 	}
 	if err := env.check(); err != nil {
 		return nil, err
+	}
+	if env.Method == string(mcp.MethodToolsCall) {
+		_ = json.Unmarshal(env.Params, &env.call) // a malformed params is mcp-go's to report
 	}
 	return &env, nil
 }

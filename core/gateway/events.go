@@ -137,6 +137,10 @@ type callEvents struct {
 
 var _ protov1.CallEvents = (*callEvents)(nil)
 
+// WantsProgress: only a client that sent a progress token can be told of
+// progress, so without one the plugin is not asked for it.
+func (e *callEvents) WantsProgress() bool { return len(e.token) > 0 }
+
 func (e *callEvents) Progress(p protov1.Progress) {
 	if len(e.token) == 0 {
 		return

@@ -117,27 +117,31 @@ func (s *Server) serveLine(ctx context.Context, se *session, w *lineWriter, line
 	})
 }
 
-// settleDelay separates a call's result from the progress and log lines just
-// before it. The official TypeScript client handles notifications a microtask
-// after the message that carried them but responses at once, so when the last
-// progress lines and the result arrive in one read it has already forgotten the
-// call and reports the progress as "unknown token". A read boundary between
-// them avoids that; calls that reported nothing are not delayed.
+// settleDelay separates a call's result from the progress lines just before
+// it. The official TypeScript client handles notifications a microtask after
+// the message that carried them but responses at once, so when the last
+// progress lines and the result arrive in one read it has already dropped the
+// call's progress handler and reports the progress as "unknown token". A read
+// boundary between them avoids that. Only progress needs it: log messages go
+// to a handler of the session, which outlives the call, and only a client that
+// sent a progress token gets progress, so other calls are never delayed.
 const settleDelay = 20 * time.Millisecond
 
 // callStream is one request's view of the shared output.
 type callStream struct {
 	w    *lineWriter
-	last atomic.Int64 // unix nanoseconds of the last event written
+	last atomic.Int64 // unix nanoseconds of the last progress line written
 }
 
 func (c *callStream) send(msg any) error {
 	err := c.w.send(msg)
-	c.last.Store(time.Now().UnixNano())
+	if n, ok := msg.(rpcNotification); ok && n.Method == string(mcp.MethodNotificationProgress) {
+		c.last.Store(time.Now().UnixNano())
+	}
 	return err
 }
 
-// settle waits until settleDelay has passed since the call's last event.
+// settle waits until settleDelay has passed since the call's last progress line.
 func (c *callStream) settle(ctx context.Context) {
 	last := c.last.Load()
 	if last == 0 {

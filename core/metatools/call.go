@@ -89,12 +89,30 @@ func (h *Handlers) runCall(ctx context.Context, raw json.RawMessage, events prot
 		args = json.RawMessage("{}")
 	}
 	retry := t.Def.Annotations.IsReadOnly() || t.Def.Annotations.IsIdempotent()
-	res, err := sup.Call(callCtx, &protov1.CallRequest{Name: t.Def.Name, Arguments: args, WantProgress: true}, events, retry)
+	res, err := sup.Call(callCtx, &protov1.CallRequest{Name: t.Def.Name, Arguments: args, WantProgress: wantsProgress(events)}, events, retry)
 	if err == nil {
 		return res, nil
 	}
 	res, rec.Outcome = h.callFailure(ctx, callCtx, t, timeout, err)
 	return res, nil
+}
+
+// ProgressWanter is implemented by call events that know whether their client
+// asked for progress. A plugin not asked for progress neither tracks nor sends
+// it (mcp-stdio then sends its server no progress token); events without the
+// method are assumed to want it.
+type ProgressWanter interface {
+	WantsProgress() bool
+}
+
+func wantsProgress(events protov1.CallEvents) bool {
+	if events == nil {
+		return false
+	}
+	if w, ok := events.(ProgressWanter); ok {
+		return w.WantsProgress()
+	}
+	return true
 }
 
 // toolOfFailedPlugin answers a name the catalog lacks because its plugin

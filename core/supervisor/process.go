@@ -1,6 +1,7 @@
 package supervisor
 
 import (
+	"context"
 	"sync"
 	"sync/atomic"
 
@@ -15,6 +16,18 @@ type process struct {
 	calls  tracker
 	cancel func()                 // ends the context the start ran under
 	stop   atomic.Pointer[string] // how an operator's stop or a shutdown is described to calls it cuts
+	// gone ends when the process exits. Calls hang their cancellation on it
+	// with context.AfterFunc: one goroutine per process, none per call.
+	gone context.Context
+}
+
+func newProcess(p *pluginhost.Plugin, gen uint64, cancel func()) *process {
+	gone, exited := context.WithCancel(context.Background())
+	go func() {
+		<-p.Exited()
+		exited()
+	}()
+	return &process{Plugin: p, gen: gen, cancel: cancel, gone: gone}
 }
 
 // stopReason is set when the process is being stopped on purpose; nil while

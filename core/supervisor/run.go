@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/cenkalti/backoff/v5"
 )
 
 // pingResult is a health ping's answer, with the start it was sent to.
@@ -21,6 +23,7 @@ type owner struct {
 	usedAtStart uint64 // Supervisor.used when the plugin came up, to see real use since
 	crashes     []time.Time
 	retry       int // consecutive failed starts or crashes, for the backoff
+	backoff     *backoff.ExponentialBackOff
 	missedPings int
 	pinging     bool
 	stopWatch   context.CancelFunc
@@ -31,7 +34,7 @@ type owner struct {
 // Run owns the plugin until ctx ends, then stops it and returns.
 func (s *Supervisor) Run(ctx context.Context) {
 	defer close(s.done)
-	o := &owner{status: s.Status()}
+	o := &owner{status: s.Status(), backoff: s.policy.newBackoff()}
 	starts := make(chan startResult)
 	manifests := make(chan manifestUpdate)
 	pings := make(chan pingResult)
@@ -94,7 +97,7 @@ func (s *Supervisor) Run(ctx context.Context) {
 				s.failed(o, r.err.Error(), nil, r.config)
 				continue
 			}
-			o.plugin, o.missedPings = &process{Plugin: r.plugin, gen: r.gen, cancel: r.cancel}, 0
+			o.plugin, o.missedPings = newProcess(r.plugin, r.gen, r.cancel), 0
 			o.usedAtStart = s.used.Load()
 			o.status.Pid, o.status.StartedAt, o.status.Info = r.plugin.Pid(), time.Now(), r.manifest.Info
 			o.status.LastError, o.status.Stderr = "", nil
@@ -131,7 +134,8 @@ func (s *Supervisor) Run(ctx context.Context) {
 				begin(o.learning)
 			case Failed:
 				s.set(o, Lazy, "circuit cool-down over", nil)
-				o.crashes, o.retry = nil, 0
+				o.crashes = nil
+				o.resetBackoff()
 			}
 		}
 	}
@@ -157,6 +161,23 @@ func (s *Supervisor) pinged(o *owner, ping pingResult) {
 		p.Kill()
 		s.failed(o, fmt.Sprintf("plugin stopped answering health pings (%d missed); killed; last error: %v", o.missedPings, ping.err), p.Stderr(), false)
 	}
+}
+
+// nextWait is the wait before the next restart: none after a first failure,
+// so a single crash costs only the plugin's start; exponential with jitter
+// while failures repeat.
+func (o *owner) nextWait() time.Duration {
+	o.retry++
+	if o.retry == 1 {
+		return 0
+	}
+	return o.backoff.NextBackOff()
+}
+
+// resetBackoff forgets earlier failures: the next one restarts at once.
+func (o *owner) resetBackoff() {
+	o.retry = 0
+	o.backoff.Reset()
 }
 
 func (o *owner) stopTimer() {
@@ -185,7 +206,8 @@ func (s *Supervisor) command(o *owner, kind cmdKind, begin func(bool)) error {
 		s.set(o, Stopped, "stopped by the operator", nil)
 	case cmdRestart:
 		s.stopPlugin(o, "restart requested", "restarted by an operator")
-		o.crashes, o.retry = nil, 0
+		o.crashes = nil
+		o.resetBackoff()
 		begin(false)
 	}
 	return nil
@@ -197,7 +219,7 @@ func (s *Supervisor) tick(o *owner, pings chan<- pingResult) {
 		return
 	}
 	if time.Since(o.status.StartedAt) > s.policy.HealthyAfter {
-		o.retry = 0
+		o.resetBackoff()
 	}
 	if o.learning && s.used.Load() != o.usedAtStart {
 		o.learning = false // in real use now: its own idle_timeout rules
@@ -247,8 +269,7 @@ func (s *Supervisor) failed(o *owner, reason string, stderr []string, permanent 
 		o.status.LastError = fmt.Sprintf("%d failures within %s, last: %s", len(o.crashes), s.policy.CrashWindow, reason)
 		s.set(o, Failed, o.status.LastError, nil)
 	default:
-		wait := s.policy.backoff(o.retry)
-		o.retry++
+		wait := o.nextWait()
 		o.status.NextTry = now.Add(wait)
 		o.timer = time.NewTimer(wait)
 		s.set(o, Restarting, fmt.Sprintf("%s; next try in %s", reason, wait.Round(time.Millisecond)), nil)

@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/cenkalti/backoff/v5"
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/toolgate/toolgate/core/catalog"
@@ -250,13 +250,7 @@ func (s *Supervisor) Use(ctx context.Context, f func(protov1.Backend) error) err
 func (s *Supervisor) callOnce(ctx context.Context, p *process, req *protov1.CallRequest, events protov1.CallEvents) (*protov1.Result, error) {
 	callCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	go func() {
-		select {
-		case <-p.Exited():
-			cancel()
-		case <-callCtx.Done():
-		}
-	}()
+	defer context.AfterFunc(p.gone, cancel)()
 	res, err := p.CallTool(callCtx, req, events)
 	if err == nil || ctx.Err() != nil {
 		return res, err
@@ -284,13 +278,12 @@ func (s *Supervisor) callOnce(ctx context.Context, p *process, req *protov1.Call
 // process exit, to tell a crash from a network error.
 const exitWait = 200 * time.Millisecond
 
-// backoff is the wait before retry n (0-based): exponential with jitter.
-func (p Policy) backoff(n int) time.Duration {
-	d := p.BackoffBase << min(n, 16)
-	if d > p.BackoffMax || d <= 0 {
-		d = p.BackoffMax
-	}
-	return d/2 + rand.N(d/2+1)
+// newBackoff is the wait between restarts while failures repeat: from
+// BackoffBase, doubling up to BackoffMax, each wait jittered by ±50%.
+func (p Policy) newBackoff() *backoff.ExponentialBackOff {
+	b := &backoff.ExponentialBackOff{InitialInterval: p.BackoffBase, RandomizationFactor: 0.5, Multiplier: 2, MaxInterval: p.BackoffMax}
+	b.Reset()
+	return b
 }
 
 // monotonic passes on only progress that moves forward: MCP requires it, and a

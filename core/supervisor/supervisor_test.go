@@ -88,6 +88,22 @@ func call(ctx context.Context, s *Supervisor, tool, args string, retry bool) (*p
 	return s.Call(ctx, &protov1.CallRequest{Name: tool, Arguments: json.RawMessage(args)}, nil, retry)
 }
 
+// waitNewPid waits until the plugin runs again in a process other than old.
+func waitNewPid(t *testing.T, s *Supervisor, old int, within time.Duration) Status {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		st := s.Status()
+		if st.State == Running && st.Pid != old {
+			return st
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("state %s pid %d after %s, want running again in a new process", st.State, st.Pid, within)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
 func waitState(t *testing.T, s *Supervisor, want State, within time.Duration) Status {
 	t.Helper()
 	deadline := time.Now().Add(within)
@@ -249,6 +265,9 @@ func TestCallWaitsForRestartUpToDeadline(t *testing.T) {
 	slow.BackoffBase, slow.BackoffMax = 2*time.Second, 2*time.Second
 	h := run(t, Spec{AutoStart: true}, slow)
 	st := waitState(t, h.sup, Running, 10*time.Second)
+	// The first crash restarts at once; the second waits out the backoff.
+	_ = syscall.Kill(st.Pid, syscall.SIGKILL)
+	st = waitNewPid(t, h.sup, st.Pid, 10*time.Second)
 	_ = syscall.Kill(st.Pid, syscall.SIGKILL)
 	waitState(t, h.sup, Restarting, 2*time.Second)
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
@@ -261,15 +280,26 @@ func TestCallWaitsForRestartUpToDeadline(t *testing.T) {
 
 func TestBackoff(t *testing.T) {
 	p := DefaultPolicy
-	for n, max := range []time.Duration{200 * time.Millisecond, 400 * time.Millisecond, 800 * time.Millisecond} {
-		for i := 0; i < 50; i++ {
-			if d := p.backoff(n); d < max/2 || d > max {
-				t.Fatalf("backoff(%d) = %v, want within [%v, %v]", n, d, max/2, max)
+	for i := 0; i < 50; i++ {
+		o := &owner{backoff: p.newBackoff()}
+		if d := o.nextWait(); d != 0 {
+			t.Fatalf("first restart waits %v, want none", d)
+		}
+		for n, mean := range []time.Duration{200 * time.Millisecond, 400 * time.Millisecond, 800 * time.Millisecond} {
+			if d := o.nextWait(); d < mean/2 || d > mean*3/2 {
+				t.Fatalf("wait after %d repeated failures = %v, want within [%v, %v]", n+1, d, mean/2, mean*3/2)
 			}
 		}
-	}
-	if d := p.backoff(40); d > p.BackoffMax || d < p.BackoffMax/2 {
-		t.Errorf("backoff(40) = %v, want capped at %v", d, p.BackoffMax)
+		for range 40 {
+			o.nextWait()
+		}
+		if d := o.nextWait(); d > p.BackoffMax*3/2 || d < p.BackoffMax/2 {
+			t.Fatalf("wait after many failures = %v, want around the cap %v", d, p.BackoffMax)
+		}
+		o.resetBackoff()
+		if d := o.nextWait(); d != 0 {
+			t.Fatalf("first restart after a reset waits %v, want none", d)
+		}
 	}
 }
 

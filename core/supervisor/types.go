@@ -48,7 +48,7 @@ type Spec struct {
 
 // Policy sets the restart and health rules; a zero field means DefaultPolicy's.
 type Policy struct {
-	BackoffBase    time.Duration // first retry
+	BackoffBase    time.Duration // first wait, once failures repeat (the first restart is immediate)
 	BackoffMax     time.Duration
 	HealthyAfter   time.Duration // running this long resets the backoff
 	MaxCrashes     int           // within CrashWindow, opens the circuit

@@ -166,19 +166,22 @@ func (s *session) onNotification(n mcp.JSONRPCNotification) {
 	}
 }
 
-// forwardLog sends a server log message to the calls running when it came.
-// Over stdio a server cannot say which request a message belongs to; the
-// callers of the running calls are the ones likely waiting for it. With no
-// call running it goes to the Watch streams instead, so each message is
-// delivered once.
+// forwardLog delivers a server log message once. Over stdio a server cannot
+// say which request a message belongs to: while exactly one call runs, it is
+// that call's and goes to its caller; otherwise it goes to the Watch streams.
+// Copying it to every running call multiplied each line by the number of
+// calls in flight and put other clients' logs in each caller's stream.
 func (s *session) forwardLog(msg protov1.LogMessage) {
 	s.mu.Lock()
-	n := len(s.running)
-	for r := range s.running {
-		r.push(func(ev protov1.CallEvents) { ev.Log(msg) })
+	var only *callRoute
+	if len(s.running) == 1 {
+		for r := range s.running {
+			only = r
+		}
+		only.push(func(ev protov1.CallEvents) { ev.Log(msg) })
 	}
 	s.mu.Unlock()
-	if n == 0 {
+	if only == nil {
 		s.emit(protov1.Event{Kind: protov1.EventLog, Log: &msg})
 	}
 }
