@@ -105,14 +105,16 @@ func TestPluginErrorIsAnsweredAtOnce(t *testing.T) {
 func TestStartTimeoutBoundsTheWholeStart(t *testing.T) {
 	p := fast
 	p.MaxCrashes = 1
-	h := run(t, Spec{StartTimeout: 3 * time.Second, Env: []string{"TESTPLUGIN_HANG_CONFIGURE=1"}}, p)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	// Long enough for launch and handshake on a loaded machine, so the start
+	// surely ends at the configure that hangs.
+	h := run(t, Spec{StartTimeout: 8 * time.Second, Env: []string{"TESTPLUGIN_HANG_CONFIGURE=1"}}, p)
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
 	defer cancel()
 	_, err := call(ctx, h.sup, "echo", `{}`, false)
 	if err == nil || ctx.Err() != nil {
 		t.Fatalf("call to a plugin whose start hangs: %v (ctx %v)", err, ctx.Err())
 	}
-	for _, want := range []string{`plugin "test" did not finish starting within start_timeout 3s`, "(it was at configure)"} {
+	for _, want := range []string{`plugin "test" did not finish starting within start_timeout 8s`, "(it was at configure)"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q: %v", want, err)
 		}
