@@ -152,3 +152,22 @@ func chooseStep(span time.Duration, maxPoints int) time.Duration {
 	days := time.Duration(math.Ceil(float64(span) / float64(day) / float64(maxPoints-1)))
 	return days * day
 }
+
+// parseRange reads a query's start and end: end defaults to now, start to an
+// hour before end, and start must come first. notes are what the answer
+// repeats about how the times were read.
+func parseRange(startArg, endArg string) (start, end time.Time, notes []string, err error) {
+	now := time.Now().UTC()
+	end, endNote, err := parseTime("end", endArg, now, now)
+	if err != nil {
+		return start, end, nil, err
+	}
+	start, startNote, err := parseTime("start", startArg, now, end.Add(-time.Hour))
+	if err != nil {
+		return start, end, nil, err
+	}
+	if !start.Before(end) {
+		return start, end, nil, fmt.Errorf("start (%s) must be before end (%s)", formatTime(start), formatTime(end))
+	}
+	return start, end, appendNote(appendNote(nil, startNote), endNote), nil
+}

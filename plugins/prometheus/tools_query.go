@@ -158,24 +158,15 @@ func rangeQuery(ctx context.Context, c *client, in rangeArgs) (*plugin.Result, e
 	if strings.TrimSpace(in.Query) == "" {
 		return plugin.Errorf("query is empty: give a PromQL expression such as rate(http_requests_total[5m])"), nil
 	}
-	now := time.Now().UTC()
-	end, endNote, err := parseTime("end", in.End, now, now)
+	start, end, notes, err := parseRange(in.Start, in.End)
 	if err != nil {
 		return plugin.Errorf("%v", err), nil
-	}
-	start, startNote, err := parseTime("start", in.Start, now, end.Add(-time.Hour))
-	if err != nil {
-		return plugin.Errorf("%v", err), nil
-	}
-	if !start.Before(end) {
-		return plugin.Errorf("start (%s) must be before end (%s)", formatTime(start), formatTime(end)), nil
 	}
 	maxPoints := limitOr(in.MaxPoints, c.maxPoints)
 	if maxPoints < 2 {
 		return plugin.Errorf("max_points must be at least 2, got %d", maxPoints), nil
 	}
 	span := end.Sub(start)
-	notes := appendNote(appendNote(nil, startNote), endNote)
 	step := chooseStep(span, maxPoints)
 	if in.Step != "" {
 		asked, err := parseStep(in.Step)

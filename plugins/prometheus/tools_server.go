@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"time"
 
 	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
 	"github.com/prometheus/common/model"
@@ -36,19 +35,10 @@ func queryExemplars(ctx context.Context, c *client, in exemplarsArgs) (*plugin.R
 	if strings.TrimSpace(in.Query) == "" {
 		return plugin.Errorf("query is required, e.g. http_request_duration_seconds_bucket{job=\"checkout\"}"), nil
 	}
-	now := time.Now().UTC()
-	end, endNote, err := parseTime("end", in.End, now, now)
+	start, end, notes, err := parseRange(in.Start, in.End)
 	if err != nil {
 		return plugin.Errorf("%v", err), nil
 	}
-	start, startNote, err := parseTime("start", in.Start, now, end.Add(-time.Hour))
-	if err != nil {
-		return plugin.Errorf("%v", err), nil
-	}
-	if !start.Before(end) {
-		return plugin.Errorf("start (%s) must be before end (%s)", formatTime(start), formatTime(end)), nil
-	}
-	notes := appendNote(appendNote(nil, startNote), endNote)
 	rctx, cancel := c.withTimeout(ctx)
 	defer cancel()
 	res, err := c.api.QueryExemplars(rctx, in.Query, start, end)
