@@ -146,17 +146,9 @@ func (k *kube) rolloutUndo(ctx context.Context, _ *plugin.Call, in undoArgs) (*p
 	if refused != nil {
 		return refused, nil
 	}
-	r, ns, fail := k.workload(ctx, "rollout_undo", in.rolloutArgs)
+	r, ns, revs, fail := k.workloadRevisions(ctx, "rollout_undo", in.rolloutArgs)
 	if fail != nil {
 		return fail, nil
-	}
-	obj, err := k.c.dynamic.Resource(r.GVR).Namespace(ns).Get(ctx, in.Name, metav1.GetOptions{})
-	if err != nil {
-		return k.c.fail(targetOf("get", r, in.Name, ns), err), nil
-	}
-	revs, err := k.c.revisions(ctx, r, obj)
-	if err != nil {
-		return k.c.fail(target{verb: "list", resource: "revisions of " + r.GroupResource(), namespace: ns}, err), nil
 	}
 	current := int64(0)
 	for _, rv := range revs {
@@ -185,6 +177,7 @@ func (k *kube) rolloutUndo(ctx context.Context, _ *plugin.Call, in undoArgs) (*p
 		return plugin.Errorf("rollout_undo: revision %d is the current one of %s %q; pick an older one (rollout_history lists %s)", want, r.GroupResource(), in.Name, revisionList(revs)), nil
 	}
 	pt, body := types.StrategicMergePatchType, pick.patch
+	var err error
 	if r.GroupResource() == "deployments.apps" {
 		pt = types.JSONPatchType
 		body, err = json.Marshal([]map[string]any{{"op": "replace", "path": "/spec/template", "value": pick.template}})

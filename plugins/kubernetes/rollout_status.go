@@ -103,17 +103,9 @@ func (k *kube) rolloutHistory(ctx context.Context, _ *plugin.Call, in rolloutArg
 	if refused != nil {
 		return refused, nil
 	}
-	r, ns, fail := k.workload(ctx, "rollout_history", in)
+	r, ns, revs, fail := k.workloadRevisions(ctx, "rollout_history", in)
 	if fail != nil {
 		return fail, nil
-	}
-	obj, err := k.c.dynamic.Resource(r.GVR).Namespace(ns).Get(ctx, in.Name, metav1.GetOptions{})
-	if err != nil {
-		return k.c.fail(targetOf("get", r, in.Name, ns), err), nil
-	}
-	revs, err := k.c.revisions(ctx, r, obj)
-	if err != nil {
-		return k.c.fail(target{verb: "list", resource: "revisions of " + r.GroupResource(), namespace: ns}, err), nil
 	}
 	if revs == nil {
 		revs = []revision{}
@@ -225,4 +217,22 @@ func rolloutProgress(kind string, o map[string]any) (done, failed bool, msg stri
 		}
 		return true, false, fmt.Sprintf("successfully rolled out (%d of %d pods updated and available).", available, desired)
 	}
+}
+
+// workloadRevisions finds the workload a rollout tool names and the revisions
+// its controller keeps of it.
+func (k *kube) workloadRevisions(ctx context.Context, tool string, in rolloutArgs) (resource, string, []revision, *plugin.Result) {
+	r, ns, fail := k.workload(ctx, tool, in)
+	if fail != nil {
+		return r, ns, nil, fail
+	}
+	obj, err := k.c.dynamic.Resource(r.GVR).Namespace(ns).Get(ctx, in.Name, metav1.GetOptions{})
+	if err != nil {
+		return r, ns, nil, k.c.fail(targetOf("get", r, in.Name, ns), err)
+	}
+	revs, err := k.c.revisions(ctx, r, obj)
+	if err != nil {
+		return r, ns, nil, k.c.fail(target{verb: "list", resource: "revisions of " + r.GroupResource(), namespace: ns}, err)
+	}
+	return r, ns, revs, nil
 }
