@@ -24,7 +24,7 @@ type inflightCall struct{ cancel context.CancelFunc }
 // registration and must run when the request is answered.
 func (s *Server) track(ctx context.Context, se *session, id json.RawMessage) (context.Context, func()) {
 	ctx, cancel := context.WithCancel(ctx)
-	key := inflightKey{session: se.id, id: idIdentity(id)}
+	key := inflightKey{session: se.conn, id: idIdentity(id)}
 	call := &inflightCall{cancel: cancel}
 	s.inflight.Store(key, call)
 	return ctx, func() {
@@ -42,7 +42,7 @@ func (s *Server) cancelRequest(se *session, params json.RawMessage) {
 	if json.Unmarshal(params, &p) != nil || idProblem(p.RequestID) != "" {
 		return
 	}
-	if v, ok := s.inflight.LoadAndDelete(inflightKey{session: se.id, id: idIdentity(p.RequestID)}); ok {
+	if v, ok := s.inflight.LoadAndDelete(inflightKey{session: se.conn, id: idIdentity(p.RequestID)}); ok {
 		v.(*inflightCall).cancel()
 	}
 }

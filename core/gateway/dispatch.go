@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
 )
 
 // JSON-RPC error codes this package answers with itself.
@@ -65,10 +66,23 @@ func parseErrorResponse(err error) rpcResponse {
 	return errorResponse(nil, codeParseError, fmt.Sprintf("parse error: %v", err))
 }
 
-// dispatch serves one parsed message for a session and returns what to send
-// back: nil for notifications and responses.
-func (s *Server) dispatch(ctx context.Context, se *session, msg []byte, env *envelope, rs *requestState) (resp any) {
-	ctx = s.mcp.WithContext(ctx, se)
+// dispatch serves one parsed message and returns what to send back: nil for
+// notifications and responses. se is the session the message came on; nil
+// for a 2026-07-28 request over HTTP, which gets a session of its own here,
+// as it does over stdio.
+func (s *Server) dispatch(ctx context.Context, se *session, msg []byte, env *envelope, rs *requestScope) (resp any) {
+	if env.isRequest() && env.modern() {
+		if r := s.unsupportedVersion(env); r != nil {
+			return *r
+		}
+		rse, err := s.requestSession(ctx, se, env)
+		if err != nil {
+			return errorResponse(env.ID, codeInternalError, err.Error())
+		}
+		defer rse.end()
+		se = rse
+	}
+	ctx = server.WithSupportedProtocolVersions(s.mcp.WithContext(ctx, se), s.versions())
 	if rs != nil {
 		ctx = withRequest(ctx, rs)
 	}
@@ -85,10 +99,15 @@ func (s *Server) dispatch(ctx context.Context, se *session, msg []byte, env *env
 		if name := env.callParams().Name; name != "" && !s.tools[name] {
 			return rpcResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: env.ID, Result: errorResult(s.unknownToolText(name))}
 		}
+		if se.perRequest && rs != nil {
+			if r := s.resume(se, env, rs); r != nil {
+				return *r
+			}
+		}
 	}
 	switch {
 	case !env.isRequest() && !env.isNotification():
-		// A client's answer to a server request; this gateway sends none yet.
+		s.answerClient(se, env)
 		return nil
 	case env.Method == string(mcp.MethodNotificationCancelled):
 		s.cancelRequest(se, env.Params)
@@ -98,7 +117,17 @@ func (s *Server) dispatch(ctx context.Context, se *session, msg []byte, env *env
 		ctx, done = s.track(ctx, se, env.ID)
 		defer done()
 	}
-	return withID(s.mcp.HandleMessage(ctx, msg), env.ID)
+	if env.isRequest() && se.perRequest && env.Method == string(mcp.MethodSubscriptionsListen) && rs != nil && rs.stream != nil {
+		var cancel context.CancelFunc
+		ctx, cancel = stopWith(ctx, rs.stop, s.closed)
+		defer cancel()
+		defer s.listen(se, rs, env.ID)()
+	}
+	resp = withID(s.mcp.HandleMessage(ctx, msg), env.ID)
+	if rs != nil && rs.inputRequests != nil {
+		resp = withInputRequests(resp, rs.inputRequests)
+	}
+	return resp
 }
 
 // withID answers with the request's id as the client wrote it: mcp-go

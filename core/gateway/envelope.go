@@ -19,21 +19,25 @@ type envelope struct {
 	ID     json.RawMessage `json:"id"`
 	Method string          `json:"method"`
 	Params json.RawMessage `json:"params"`
-	// Result and Error only mark a response; their contents are never needed.
+	// Result and Error mark a response, and carry a client's answer to a
+	// request this gateway sent it.
 	Result given `json:"result"`
 	Error  given `json:"error"`
 
-	// call is tools/call's params, decoded once by parseEnvelope so the
-	// transports and dispatch do not each decode them again.
-	call callParams
+	// params is what the transports and dispatch need of a request's params,
+	// decoded once by parseEnvelope so that none of them decodes it again.
+	params requestParams
 }
 
-// given records that a member was present, null included, without keeping
-// its value.
-type given bool
+// given records that a member was present, null included, and its raw value.
+type given struct {
+	set bool
+	raw json.RawMessage
+}
 
-func (g *given) UnmarshalJSON([]byte) error {
-	*g = true
+func (g *given) UnmarshalJSON(b []byte) error {
+	g.set = true
+	g.raw = append(json.RawMessage(nil), b...)
 	return nil
 }
 
@@ -44,16 +48,29 @@ func (e *envelope) isRequest() bool { return e.Method != "" && present(e.ID) }
 // as mcp-go does; a request's is refused by parseEnvelope.
 func (e *envelope) isNotification() bool { return e.Method != "" && !present(e.ID) }
 
-// callParams is what the transports need of tools/call's params.
-type callParams struct {
+// requestParams is what the transports need of a request's params: the
+// protocol version a 2026-07-28 request declares in _meta, and for tools/call
+// the name, progress token and the answers of a multi round-trip retry.
+type requestParams struct {
 	Name string `json:"name"`
 	Meta struct {
-		ProgressToken json.RawMessage `json:"progressToken"`
+		ProgressToken   json.RawMessage `json:"progressToken"`
+		ProtocolVersion string          `json:"io.modelcontextprotocol/protocolVersion"`
+		LogLevel        string          `json:"io.modelcontextprotocol/logLevel"`
 	} `json:"_meta"`
+	Arguments      json.RawMessage            `json:"arguments"`
+	RequestState   string                     `json:"requestState"`
+	InputResponses map[string]json.RawMessage `json:"inputResponses"`
 }
 
-// callParams is tools/call's name and progress token; zero for other methods.
-func (e *envelope) callParams() callParams { return e.call }
+// callParams is a request's params as far as the transports need them; zero
+// for notifications, responses and params that do not decode.
+func (e *envelope) callParams() requestParams { return e.params }
+
+// modern reports whether the message declares protocol 2026-07-28 or later
+// in its _meta: such a request carries everything about its client itself
+// and belongs to no session.
+func (e *envelope) modern() bool { return mcp.IsModernProtocol(e.params.Meta.ProtocolVersion) }
 
 // errBatch marks a JSON array: batches left MCP in 2025-06-18 and no client of
 // the versions served here sends them.
@@ -91,8 +108,8 @@ func parseEnvelope(msg []byte) (*envelope, error) {
 	if err := env.check(); err != nil {
 		return nil, err
 	}
-	if env.Method == string(mcp.MethodToolsCall) {
-		_ = json.Unmarshal(env.Params, &env.call) // a malformed params is mcp-go's to report
+	if env.isRequest() && present(env.Params) {
+		_ = json.Unmarshal(env.Params, &env.params) // a malformed params is mcp-go's to report
 	}
 	return &env, nil
 }
@@ -102,11 +119,11 @@ func parseEnvelope(msg []byte) (*envelope, error) {
 // other than the one sent.
 func (e *envelope) check() error {
 	switch {
-	case e.Method == "" && (bool(e.Result) || bool(e.Error)):
+	case e.Method == "" && (e.Result.set || e.Error.set):
 		return nil // a client's answer to a server request
 	case e.Method == "":
 		return e.refuse("no method: a request or notification needs one, a response a result or an error")
-	case bool(e.Result) || bool(e.Error):
+	case e.Result.set || e.Error.set:
 		return e.refuse("both a method and a result or error: a message is a request or a response")
 	case len(e.ID) == 0:
 		return nil // a notification

@@ -22,9 +22,9 @@ type stream interface {
 	send(msg any) error
 }
 
-// requestState is what a transport knows about one request, passed to the
+// requestScope is what a transport knows about one request, passed to the
 // handlers through the context mcp-go hands them.
-type requestState struct {
+type requestScope struct {
 	// ctx is the transport's context for the request; the handler's context is
 	// derived from it by mcp-go, which also cancels it on notifications/cancelled.
 	ctx    context.Context
@@ -33,16 +33,23 @@ type requestState struct {
 	progressToken json.RawMessage
 	// cancelled is set when the client cancelled the call: its answer is not sent.
 	cancelled atomic.Bool
+	// stop, when closed, ends a subscriptions/listen (the HTTP front shutting down).
+	stop <-chan struct{}
+	// answers are what a 2026-07-28 client answered to earlier input-required
+	// results of this call (set by resume); inputRequests what the call asks
+	// now (set by inputRequired).
+	answers       map[string]json.RawMessage
+	inputRequests map[string]json.RawMessage
 }
 
 type requestKey struct{}
 
-func withRequest(ctx context.Context, rs *requestState) context.Context {
+func withRequest(ctx context.Context, rs *requestScope) context.Context {
 	return context.WithValue(ctx, requestKey{}, rs)
 }
 
-func requestFrom(ctx context.Context) *requestState {
-	rs, _ := ctx.Value(requestKey{}).(*requestState)
+func requestFrom(ctx context.Context) *requestScope {
+	rs, _ := ctx.Value(requestKey{}).(*requestScope)
 	return rs
 }
 
@@ -54,21 +61,30 @@ func (s *Server) toolHandler(t *Tool) server.ToolHandlerFunc {
 			ev.stream = rs.stream
 			ev.token = rs.progressToken
 		}
-		if se, ok := server.ClientSessionFromContext(ctx).(*session); ok {
+		se, _ := server.ClientSessionFromContext(ctx).(*session)
+		if se != nil {
 			ev.session = se
-			ctx = withCaller(ctx, Caller{Principal: se.owner, Session: se.id})
+			ctx = withCaller(ctx, Caller{Principal: se.owner, Session: se.callerSession()})
 		}
 		args := req.Params.RawArguments
 		if !present(args) {
 			args = json.RawMessage(`{}`)
 		}
 
-		res, err := s.runTool(ctx, t, args, ev)
+		call, stop := context.WithCancelCause(ctx)
+		defer stop(nil)
+		peer := s.newPeer(call, se, rs, ev, stop)
+		res, err := s.runTool(protov1.WithPeer(call, peer), t, args, ev)
 		// From here on nothing the handler reports reaches the client: the
 		// result is about to be written and must be the last word.
 		ev.close()
 		if rs != nil && ctx.Err() != nil && rs.ctx.Err() == nil {
 			rs.cancelled.Store(true)
+		}
+		if ip, ok := peer.(*inputPeer); ok && ctx.Err() == nil {
+			if r := s.inputRequired(rs, t.Name, args, se.owner, ip); r != nil {
+				return r, nil
+			}
 		}
 
 		if errors.Is(context.Cause(ctx), errShuttingDown) {
@@ -160,7 +176,8 @@ func (e *callEvents) Log(m protov1.LogMessage) {
 	if !validLevel(level) {
 		level = mcp.LoggingLevelInfo
 	}
-	if e.session != nil && !level.ShouldSendTo(e.session.GetLogLevel()) {
+	if e.session != nil && (e.session.perRequest && !e.session.levelSet.Load() || !level.ShouldSendTo(e.session.GetLogLevel())) {
+		// A 2026-07-28 request that named no log level asked for none.
 		return
 	}
 	data := m.Data
@@ -173,14 +190,19 @@ func (e *callEvents) Log(m protov1.LogMessage) {
 }
 
 func (e *callEvents) send(n rpcNotification) {
+	if err := e.deliver(n); err != nil {
+		e.srv.log.Debug("call event not delivered", "tool", e.tool, "method", n.Method, "error", err)
+	}
+}
+
+// deliver writes msg on the call's stream unless the call has been answered.
+func (e *callEvents) deliver(msg any) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.closed || e.stream == nil {
-		return
+		return errStreamDone
 	}
-	if err := e.stream.send(n); err != nil {
-		e.srv.log.Debug("call event not delivered", "tool", e.tool, "method", n.Method, "error", err)
-	}
+	return e.stream.send(msg)
 }
 
 func (e *callEvents) close() {

@@ -155,6 +155,8 @@ func buildFixture(mod func(*Options)) (*fixture, error) {
 							Annotations: json.RawMessage(`{"priority":1,"x-future":{"a":1}}`)}},
 					}, nil
 				}},
+			{Name: "ask", Description: "Asks the calling client each request of asks in turn; answers with what it said.",
+				Handle: askClient},
 			{Name: "trigger", Description: "Makes the server announce a resource update and a log line.",
 				Handle: func(context.Context, json.RawMessage, protov1.CallEvents) (*protov1.Result, error) {
 					f.srv.ResourceUpdated(catalogURI)
@@ -181,7 +183,60 @@ func buildFixture(mod func(*Options)) (*fixture, error) {
 }
 
 // toolNames is the order clients must see tools/list in.
-var toolNames = []string{"echo", "kinds", "steps", "block", "slow", "fail", "explode", "bignum", "trigger"}
+var toolNames = []string{"echo", "kinds", "steps", "block", "slow", "fail", "explode", "bignum", "ask", "trigger"}
+
+// askArgs are the arguments of the "ask" tool: requests for the calling
+// client, and how long to wait for each answer (no limit when 0).
+type askArgs struct {
+	Asks []struct {
+		Method string          `json:"method"`
+		Params json.RawMessage `json:"params,omitempty"`
+	} `json:"asks"`
+	WaitMs int `json:"waitMs,omitempty"`
+}
+
+// askReport is what "ask" answers with, as structured content: the client's
+// capabilities and its answer to each request.
+type askReport struct {
+	Caps    protov1.PeerCapabilities `json:"caps"`
+	Answers []json.RawMessage        `json:"answers"`
+}
+
+// askClient is a backend that asks its client through protov1.PeerFrom, as
+// a plugin does. A request that fails ends the call with an error naming its
+// code, which the tests read.
+func askClient(ctx context.Context, raw json.RawMessage, _ protov1.CallEvents) (*protov1.Result, error) {
+	var a askArgs
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return nil, fmt.Errorf("bad arguments: %w", err)
+	}
+	peer := protov1.PeerFrom(ctx)
+	if peer == nil {
+		return nil, errors.New("no peer in the call's context")
+	}
+	rep := askReport{Caps: peer.Capabilities(), Answers: []json.RawMessage{}}
+	for _, ask := range a.Asks {
+		actx, cancel := ctx, context.CancelFunc(func() {})
+		if a.WaitMs > 0 {
+			actx, cancel = context.WithTimeout(ctx, time.Duration(a.WaitMs)*time.Millisecond)
+		}
+		res, err := peer.Request(actx, ask.Method, ask.Params)
+		cancel()
+		if err != nil {
+			var pe *protov1.PeerError
+			if errors.As(err, &pe) {
+				return nil, fmt.Errorf("peer error %d: %s", pe.Code, pe.Message)
+			}
+			return nil, fmt.Errorf("peer failed: %w", err)
+		}
+		rep.Answers = append(rep.Answers, res)
+	}
+	b, err := json.Marshal(rep)
+	if err != nil {
+		return nil, err
+	}
+	return &protov1.Result{Content: []protov1.Content{{Kind: protov1.KindText, Text: string(b)}}, StructuredContent: b}, nil
+}
 
 // syncWriter lets a logger write from the server's goroutines while the test reads.
 type syncWriter struct {

@@ -106,7 +106,7 @@ func FuzzEnvelope(f *testing.F) {
 			if !wireID(env.ID) {
 				t.Fatalf("%q accepted as a request with id %q", msg, env.ID)
 			}
-		case !env.isNotification() && env.Method == "" && !bool(env.Result) && !bool(env.Error):
+		case !env.isNotification() && env.Method == "" && !env.Result.set && !env.Error.set:
 			t.Fatalf("%q accepted as neither request, notification nor response", msg)
 		}
 	})

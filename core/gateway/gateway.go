@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -90,6 +91,22 @@ type Options struct {
 	// OAuth, when set, also accepts the JWT access tokens of an authorization
 	// server and serves the metadata that tells clients where to get them.
 	OAuth *OAuth
+	// ProtocolVersions are the MCP versions served, among
+	// DefaultProtocolVersions (all of them when empty). Leaving out
+	// 2026-07-28 makes clients fall back to initialize.
+	ProtocolVersions []string
+	// InputStateKey signs the requestState of the input-required results
+	// of 2026-07-28 (at least 32 bytes). Replicas behind one load balancer
+	// share a key so a retry may reach any of them; empty means a random key
+	// of this process, so a retry must come back to it.
+	InputStateKey []byte
+	// InputStateTTL is how long a client has to answer an input-required
+	// result (DefaultInputStateTTL when 0).
+	InputStateTTL time.Duration
+	// RootsChanged, when set, is called when a client sends
+	// notifications/roots/list_changed, with the Caller in ctx. It runs on
+	// the connection's reader and must return quickly.
+	RootsChanged func(ctx context.Context)
 }
 
 // OptionError is an Options value New cannot serve with.
@@ -105,19 +122,27 @@ func (e *OptionError) Error() string {
 // Server serves one fixed set of tools and resources to any number of MCP
 // sessions over stdio and streamable HTTP.
 type Server struct {
-	opts      Options
-	log       hclog.Logger
-	mcp       *server.MCPServer
-	tools     map[string]bool
+	opts  Options
+	log   hclog.Logger
+	mcp   *server.MCPServer
+	tools map[string]bool
+	// defs are the tools as mcp-go serves them, for the x-mcp-header checks.
+	defs      map[string]mcp.Tool
 	resources map[string]bool
 	maxBytes  int64
 	// auth checks OAuth access tokens; nil without Options.OAuth.
 	auth *verifier
+	// stateKey signs the requestState of input-required results.
+	stateKey []byte
 
 	// sessions holds every live session by ID, for broadcasts and HTTP lookup.
 	sessions sync.Map
 	// inflight holds the running requests by session and id, for cancellation.
 	inflight sync.Map
+	// asks holds the requests sent to clients awaiting their answers, by
+	// session and id (see peer.go); askSeq numbers them.
+	asks   sync.Map
+	askSeq atomic.Uint64
 
 	// probe answers /healthz and /readyz and counts requests being served.
 	probe probeState
@@ -133,6 +158,7 @@ func New(opts Options) (*Server, error) {
 		opts:      opts,
 		log:       opts.Logger,
 		tools:     make(map[string]bool, len(opts.Tools)),
+		defs:      make(map[string]mcp.Tool, len(opts.Tools)),
 		resources: make(map[string]bool, len(opts.Resources)),
 		maxBytes:  opts.MaxRequestBytes,
 		closed:    make(chan struct{}),
@@ -145,6 +171,14 @@ func New(opts Options) (*Server, error) {
 	}
 	if err := s.check(); err != nil {
 		return nil, err
+	}
+	s.stateKey = opts.InputStateKey
+	if len(s.stateKey) == 0 {
+		key, err := newStateKey()
+		if err != nil {
+			return nil, err
+		}
+		s.stateKey = key
 	}
 	if opts.OAuth != nil {
 		s.opts.OAuth = s.resourceFromAudience(opts.OAuth)
@@ -164,11 +198,19 @@ func New(opts Options) (*Server, error) {
 			return out
 		}),
 	}
-	mcpOpts = append(mcpOpts, s.guidanceOptions()...)
+	mcpOpts = append(mcpOpts, s.hooks())
 	if len(opts.Resources) > 0 {
 		mcpOpts = append(mcpOpts, server.WithResourceCapabilities(true, false))
 	}
 	s.mcp = server.NewMCPServer(opts.Name, opts.Version, mcpOpts...)
+	if opts.RootsChanged != nil {
+		s.mcp.AddNotificationHandler(mcp.MethodNotificationRootsListChanged, func(ctx context.Context, _ mcp.JSONRPCNotification) {
+			if se, ok := server.ClientSessionFromContext(ctx).(*session); ok {
+				ctx = withCaller(ctx, Caller{Principal: se.owner, Session: se.callerSession()})
+			}
+			opts.RootsChanged(ctx)
+		})
+	}
 
 	entries := make([]server.ServerTool, 0, len(opts.Tools))
 	for i := range opts.Tools {
@@ -179,6 +221,7 @@ func New(opts Options) (*Server, error) {
 		}
 		order[t.Name] = i
 		s.tools[t.Name] = true
+		s.defs[t.Name] = def
 		entries = append(entries, server.ServerTool{Tool: def, Handler: s.toolHandler(t)})
 	}
 	if len(entries) > 0 {
@@ -243,6 +286,12 @@ func (s *Server) check() error {
 	}
 	if (s.opts.TLSCert == "") != (s.opts.TLSKey == "") {
 		return &OptionError{Field: "TLSCert/TLSKey", Problem: "set both or neither"}
+	}
+	if err := checkVersions(s.opts.ProtocolVersions); err != nil {
+		return err
+	}
+	if err := checkInputState(s.opts.InputStateKey, s.opts.InputStateTTL); err != nil {
+		return err
 	}
 	if err := checkOAuth(s.opts.OAuth, s.opts.Handlers); err != nil {
 		return err
@@ -313,7 +362,7 @@ func (s *Server) notifyLog(level string, data any, askedOnly bool) {
 		"data":   json.RawMessage(raw),
 	})
 	s.eachSession(func(se *session) {
-		if se.Initialized() && (!askedOnly || se.levelSet.Load()) && lvl.ShouldSendTo(se.GetLogLevel()) {
+		if se.Initialized() && se.wants(n.Method) && (!askedOnly || se.levelSet.Load()) && lvl.ShouldSendTo(se.GetLogLevel()) {
 			se.push(n)
 		}
 	})

@@ -73,7 +73,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 // headers and a bearer token, and read the session id it is given.
 const (
 	corsMethods = "GET, POST, DELETE"
-	corsHeaders = "Authorization, Content-Type, Accept, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID"
+	corsHeaders = "Authorization, Content-Type, Accept, Mcp-Session-Id, Mcp-Protocol-Version, Mcp-Method, Mcp-Name, Last-Event-ID"
 	corsExpose  = "Mcp-Session-Id, WWW-Authenticate"
 	corsMaxAge  = "600"
 )

@@ -12,21 +12,22 @@ import (
 // client asks, not fixed when the server is built, and ToolsChanged tells
 // connected clients to read tools/list again.
 
-// guidanceOptions are the mcp-go options that serve Options.Instructions as
-// they stand at each initialize or server/discover.
-func (s *Server) guidanceOptions() []server.ServerOption {
-	var opts []server.ServerOption
-	if s.opts.Instructions != nil {
-		hooks := &server.Hooks{}
-		hooks.AddAfterInitialize(func(_ context.Context, _ any, _ *mcp.InitializeRequest, r *mcp.InitializeResult) {
+// hooks serve Options.Instructions as they stand at each initialize or
+// server/discover, and keep initialize to the versions served.
+func (s *Server) hooks() server.ServerOption {
+	hooks := &server.Hooks{}
+	hooks.AddAfterInitialize(func(_ context.Context, _ any, _ *mcp.InitializeRequest, r *mcp.InitializeResult) {
+		r.ProtocolVersion = s.legacyVersion(r.ProtocolVersion)
+		if s.opts.Instructions != nil {
 			r.Instructions = s.opts.Instructions()
-		})
+		}
+	})
+	if s.opts.Instructions != nil {
 		hooks.AddAfterDiscover(func(_ context.Context, _ any, _ *mcp.DiscoverRequest, r *mcp.DiscoverResult) {
 			r.Instructions = s.opts.Instructions()
 		})
-		opts = append(opts, server.WithHooks(hooks))
 	}
-	return opts
+	return server.WithHooks(hooks)
 }
 
 // hasLiveDescriptions reports whether tools/list can change, which the
@@ -54,7 +55,7 @@ func (s *Server) liveDescriptions(tools []mcp.Tool, order map[string]int) {
 func (s *Server) ToolsChanged() {
 	n := notification(mcp.MethodNotificationToolsListChanged, nil)
 	s.eachSession(func(se *session) {
-		if se.Initialized() {
+		if se.Initialized() && se.wants(n.Method) {
 			se.push(n)
 		}
 	})

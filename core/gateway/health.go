@@ -44,9 +44,10 @@ func (s *Server) probes(next http.Handler) http.Handler {
 			writeProbe(w, s.ready())
 			return
 		}
-		// A listening stream lives as long as its client wants; it is ended,
+		// A listening stream (GET, or subscriptions/listen on 2026-07-28)
+		// lives as long as its client wants; it is ended,
 		// not waited for.
-		if r.Method == http.MethodGet && r.URL.Path == endpointPath {
+		if r.URL.Path == endpointPath && (r.Method == http.MethodGet || r.Header.Get("Mcp-Method") == "subscriptions/listen") {
 			next.ServeHTTP(w, r)
 			return
 		}

@@ -15,7 +15,8 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
-// MCP streamable HTTP (protocol versions 2024-11-05 through 2025-11-25).
+// MCP streamable HTTP: sessions for protocol versions through 2025-11-25,
+// none for 2026-07-28 (see stateless.go).
 const (
 	headerSessionID = "Mcp-Session-Id"
 	headerProtocol  = "MCP-Protocol-Version"
@@ -57,6 +58,12 @@ type httpTransport struct {
 }
 
 func (t *httpTransport) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost && mcp.IsModernProtocol(r.Header.Get(headerProtocol)) {
+		w.Header().Set("Allow", http.MethodPost)
+		http.Error(w, r.Method+" is not part of protocol "+mcp.ProtocolVersion20260728+
+			": notifications come on a subscriptions/listen request, and there is no session to end", http.StatusMethodNotAllowed)
+		return
+	}
 	switch r.Method {
 	case http.MethodPost:
 		t.post(w, r)
@@ -92,6 +99,14 @@ func (t *httpTransport) post(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
+	if env.isRequest() && (env.modern() || mcp.IsModernProtocol(r.Header.Get(headerProtocol))) {
+		t.stateless(w, r, body, env)
+		return
+	}
+	if !env.isRequest() && r.Header.Get(headerSessionID) == "" && mcp.IsModernProtocol(r.Header.Get(headerProtocol)) {
+		t.statelessNotice(w, r, env)
+		return
+	}
 	if env.isRequest() && env.Method == string(mcp.MethodInitialize) {
 		t.initialize(w, r, body, env)
 		return
@@ -106,9 +121,38 @@ func (t *httpTransport) post(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ps := &postStream{w: w, rc: http.NewResponseController(w)}
-	rs := &requestState{ctx: r.Context(), stream: ps, progressToken: env.callParams().Meta.ProgressToken}
+	rs := &requestScope{ctx: r.Context(), stream: ps, progressToken: env.callParams().Meta.ProgressToken}
 	resp := s.dispatch(r.Context(), se, body, env, rs)
-	ps.finish(resp, rs.cancelled.Load())
+	ps.finish(resp, rs.cancelled.Load(), http.StatusOK)
+}
+
+// stateless serves a 2026-07-28 request: no session, everything about the
+// client in the request itself, the principal checked as for any request.
+func (t *httpTransport) stateless(w http.ResponseWriter, r *http.Request, body []byte, env *envelope) {
+	s := t.srv
+	if resp := s.checkHeaders(r.Header, env); resp != nil {
+		writeJSON(w, statusFor(*resp), *resp)
+		return
+	}
+	ps := &postStream{w: w, rc: http.NewResponseController(w)}
+	rs := &requestScope{ctx: r.Context(), stream: ps, progressToken: env.callParams().Meta.ProgressToken, stop: t.stop}
+	resp := s.dispatch(r.Context(), nil, body, env, rs)
+	ps.finish(resp, rs.cancelled.Load(), statusFor(resp))
+}
+
+// statelessNotice takes a notification or response of a 2026-07-28 client.
+// Such a client cancels a request by closing its stream, and is never sent a
+// request, so only notifications/roots/list_changed means anything here.
+func (t *httpTransport) statelessNotice(w http.ResponseWriter, r *http.Request, env *envelope) {
+	if !env.isNotification() {
+		writeJSON(w, http.StatusBadRequest, errorResponse(env.ID, codeInvalidRequest,
+			"a response from a client on protocol "+mcp.ProtocolVersion20260728+" answers nothing: this gateway asks such clients with input-required results"))
+		return
+	}
+	if env.Method == mcp.MethodNotificationRootsListChanged && t.srv.opts.RootsChanged != nil {
+		t.srv.opts.RootsChanged(withCaller(r.Context(), Caller{Principal: credentialFrom(r.Context()).who}))
+	}
+	w.WriteHeader(http.StatusAccepted)
 }
 
 func (t *httpTransport) initialize(w http.ResponseWriter, r *http.Request, body []byte, env *envelope) {
@@ -127,7 +171,7 @@ func (t *httpTransport) initialize(w http.ResponseWriter, r *http.Request, body 
 		return
 	}
 	t.owned.Store(se.id, se)
-	resp := s.dispatch(r.Context(), se, body, env, &requestState{ctx: r.Context()})
+	resp := s.dispatch(r.Context(), se, body, env, &requestScope{ctx: r.Context()})
 	if isErrorResponse(resp) {
 		t.drop(se)
 	} else {
@@ -276,9 +320,10 @@ func (p *postStream) send(msg any) error {
 	return p.rc.Flush()
 }
 
-// finish writes the response. A cancelled call gets none, as MCP asks: the
-// stream just ends, or the POST is acknowledged with 202.
-func (p *postStream) finish(resp any, cancelled bool) {
+// finish writes the response, with status when it is plain JSON. A
+// cancelled call gets none, as MCP asks: the stream just ends, or the POST
+// is acknowledged with 202.
+func (p *postStream) finish(resp any, cancelled bool, status int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.done = true
@@ -292,7 +337,7 @@ func (p *postStream) finish(resp any, cancelled bool) {
 			_ = p.rc.Flush()
 		}
 	default:
-		writeJSON(p.w, http.StatusOK, resp)
+		writeJSON(p.w, status, resp)
 	}
 }
 

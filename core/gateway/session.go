@@ -23,13 +23,24 @@ const defaultLogLevel = mcp.LoggingLevelInfo
 // ErrUnknownResource is returned to resources/subscribe of a URI not served.
 var ErrUnknownResource = fmt.Errorf("unknown resource: %w", server.ErrResourceNotFound)
 
-// session is one connected client: the stdio peer, or one HTTP Mcp-Session-Id.
-// It implements the session interfaces mcp-go's dispatcher looks for.
+// session is one connected client: the stdio peer, one HTTP Mcp-Session-Id,
+// or one 2026-07-28 request, which carries its client's identity and
+// capabilities itself and gets a session of its own for as long as it runs.
+// Handlers see the same kind of session either way. It implements the session
+// interfaces mcp-go's dispatcher looks for.
 type session struct {
 	id  string
 	srv *Server
 	// owner opened the session; anyone else is told it does not exist.
 	owner Principal
+	// conn names the connection whose notifications/cancelled reach the
+	// session's requests: the session itself, or for a 2026-07-28 request
+	// over stdio the stdio session it came on.
+	conn string
+	// perRequest marks the session of one 2026-07-28 request: notifications
+	// reach it only as its subscriptions/listen asked (see wants).
+	perRequest bool
+	filter     atomic.Pointer[mcp.SubscriptionFilter]
 
 	initialized atomic.Bool
 	level       atomic.Value // mcp.LoggingLevel
@@ -56,25 +67,16 @@ var (
 	_ server.SessionWithLogging                  = (*session)(nil)
 	_ server.SessionWithClientInfo               = (*session)(nil)
 	_ server.SessionWithResourceSubscriptionsErr = (*session)(nil)
+	_ server.SessionWithSubscriptionFilter       = (*session)(nil)
 )
 
 // newSession creates and registers a session with a fresh random ID, owned
 // by the principal ctx was authenticated as.
 func (s *Server) newSession(ctx context.Context) (*session, error) {
-	var b [16]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return nil, fmt.Errorf("session id: %w", err)
+	se, err := s.makeSession(credentialFrom(ctx).who)
+	if err != nil {
+		return nil, err
 	}
-	se := &session{
-		id:    hex.EncodeToString(b[:]),
-		srv:   s,
-		owner: credentialFrom(ctx).who,
-		subs:  map[string]bool{},
-		notes: make(chan mcp.JSONRPCNotification, notesBuffer),
-		done:  make(chan struct{}),
-	}
-	se.level.Store(defaultLogLevel)
-	se.touch()
 	if err := s.mcp.RegisterSession(ctx, se); err != nil {
 		return nil, fmt.Errorf("register session: %w", err)
 	}
@@ -89,10 +91,29 @@ func (s *Server) newSession(ctx context.Context) (*session, error) {
 	return se, nil
 }
 
+func (s *Server) makeSession(owner Principal) (*session, error) {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return nil, fmt.Errorf("session id: %w", err)
+	}
+	se := &session{
+		id:    hex.EncodeToString(b[:]),
+		srv:   s,
+		owner: owner,
+		subs:  map[string]bool{},
+		notes: make(chan mcp.JSONRPCNotification, notesBuffer),
+		done:  make(chan struct{}),
+	}
+	se.conn = se.id
+	se.level.Store(defaultLogLevel)
+	se.touch()
+	return se, nil
+}
+
 // lookupSession finds a live session by ID.
 func (s *Server) lookupSession(id string) (*session, bool) {
 	v, ok := s.sessions.Load(id)
-	if !ok {
+	if !ok || v.(*session).perRequest {
 		return nil, false
 	}
 	return v.(*session), true
@@ -213,4 +234,51 @@ func (se *session) listen() (replaced <-chan struct{}, release func()) {
 		}
 		se.mu.Unlock()
 	}
+}
+
+// SetSubscriptionFilter records what a subscriptions/listen asked for;
+// mcp-go calls it as the listen starts and ends.
+func (se *session) SetSubscriptionFilter(f mcp.SubscriptionFilter) {
+	if f.IsEmpty() {
+		se.filter.Store(nil)
+		return
+	}
+	se.filter.Store(&f)
+}
+
+func (se *session) SubscriptionFilter() (mcp.SubscriptionFilter, bool) {
+	if f := se.filter.Load(); f != nil {
+		return *f, true
+	}
+	return mcp.SubscriptionFilter{}, false
+}
+
+// wants reports whether a broadcast notification may go to the session. A
+// legacy session takes every kind; a 2026-07-28 listen stream only those it
+// opted in to, and log lines only when its request named a log level.
+func (se *session) wants(method string) bool {
+	if !se.perRequest {
+		return true
+	}
+	f, ok := se.SubscriptionFilter()
+	switch method {
+	case mcp.MethodNotificationToolsListChanged:
+		return ok && f.ToolsListChanged
+	case mcp.MethodNotificationResourcesListChanged:
+		return ok && f.ResourcesListChanged
+	case string(mcp.MethodNotificationMessage):
+		return se.levelSet.Load()
+	case mcp.MethodNotificationResourceUpdated:
+		return true // only URIs the listen subscribed to reach it
+	}
+	return false
+}
+
+// callerSession is the session a call is audited under: none for a
+// 2026-07-28 request over HTTP, the stdio session for one over stdio.
+func (se *session) callerSession() string {
+	if se.perRequest && se.conn == se.id {
+		return ""
+	}
+	return se.conn
 }

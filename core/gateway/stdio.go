@@ -101,14 +101,14 @@ func (s *Server) serveLine(ctx context.Context, se *session, w *lineWriter, line
 	if env.Method == string(mcp.MethodInitialize) {
 		// Inline, so a client that pipelines after initialize finds the session
 		// initialized.
-		if resp := s.dispatch(ctx, se, line, env, &requestState{ctx: ctx}); resp != nil {
+		if resp := s.dispatch(ctx, se, line, env, &requestScope{ctx: ctx}); resp != nil {
 			_ = w.send(resp)
 		}
 		return
 	}
 	calls.Go(func() {
 		cs := &callStream{w: w}
-		rs := &requestState{ctx: ctx, stream: cs, progressToken: env.callParams().Meta.ProgressToken}
+		rs := &requestScope{ctx: ctx, stream: cs, progressToken: env.callParams().Meta.ProgressToken}
 		resp := s.dispatch(ctx, se, line, env, rs)
 		if resp != nil && !rs.cancelled.Load() {
 			cs.settle(ctx)

@@ -1,0 +1,168 @@
+package gateway
+
+import (
+	"bytes"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// On 2026-07-28 a server cannot send a request to its client in the middle
+// of a call. A backend that asks (sampling, elicitation, roots) makes the
+// gateway answer the call with an input-required result instead: the
+// requests the client must answer and a requestState. The client retries the
+// call with its answers and the state; the gateway runs the call again from
+// the start and answers the backend's requests, asked again in the same way,
+// from those answers (matched by a key made of the method and params). The
+// state is signed and carries every answer given so far, so the retry may
+// reach any replica that holds the same InputStateKey; nothing is kept in
+// the process between the two.
+
+// DefaultInputStateTTL is how long a requestState stays good when
+// Options.InputStateTTL is zero.
+const DefaultInputStateTTL = 10 * time.Minute
+
+// minInputStateKey is the shortest InputStateKey accepted: the HMAC-SHA256
+// key length.
+const minInputStateKey = 32
+
+// inputStateVersion changes with the payload's layout.
+const inputStateVersion = 1
+
+// inputState is what a requestState carries, signed.
+type inputState struct {
+	V int `json:"v"`
+	// Tool, Args and Who bind the state to one call of one principal: Args
+	// is argsDigest of the arguments, Who principalDigest of the principal.
+	Tool string `json:"tool"`
+	Args string `json:"args"`
+	Who  string `json:"who"`
+	// Expires is a unix time in seconds.
+	Expires int64 `json:"exp"`
+	// Answers are the client's answers so far, by input request key.
+	Answers map[string]json.RawMessage `json:"answers,omitempty"`
+	// Asked are the keys of the requests the client is to answer now.
+	Asked []string `json:"asked"`
+}
+
+func checkInputState(key []byte, ttl time.Duration) error {
+	if len(key) > 0 && len(key) < minInputStateKey {
+		return &OptionError{Field: "InputStateKey", Problem: fmt.Sprintf("is %d bytes; use at least %d random bytes", len(key), minInputStateKey)}
+	}
+	if ttl < 0 {
+		return &OptionError{Field: "InputStateTTL", Problem: "is negative"}
+	}
+	return nil
+}
+
+// newStateKey is the key of a gateway without Options.InputStateKey.
+func newStateKey() ([]byte, error) {
+	key := make([]byte, minInputStateKey)
+	if _, err := rand.Read(key); err != nil {
+		return nil, fmt.Errorf("input state key: %w", err)
+	}
+	return key, nil
+}
+
+func (s *Server) stateTTL() time.Duration {
+	if s.opts.InputStateTTL > 0 {
+		return s.opts.InputStateTTL
+	}
+	return DefaultInputStateTTL
+}
+
+// sealState encodes st as base64url(JSON) "." base64url(HMAC).
+func (s *Server) sealState(st inputState) (string, error) {
+	st.V = inputStateVersion
+	b, err := json.Marshal(st)
+	if err != nil {
+		return "", fmt.Errorf("encode requestState: %w", err)
+	}
+	payload := base64.RawURLEncoding.EncodeToString(b)
+	return payload + "." + base64.RawURLEncoding.EncodeToString(s.stateMAC(payload)), nil
+}
+
+func (s *Server) stateMAC(payload string) []byte {
+	m := hmac.New(sha256.New, s.stateKey)
+	m.Write([]byte("toolgate requestState\x00"))
+	m.Write([]byte(payload))
+	return m.Sum(nil)
+}
+
+// errBadState is wrapped by every refusal of a requestState.
+var errBadState = errors.New("requestState refused")
+
+// openState checks a requestState sent back with a retry of tool with args
+// by who, and returns what it carries.
+func (s *Server) openState(state, tool string, args json.RawMessage, who Principal, now time.Time) (*inputState, error) {
+	payload, sig, ok := strings.Cut(state, ".")
+	mac, err := base64.RawURLEncoding.DecodeString(sig)
+	if !ok || err != nil || !hmac.Equal(mac, s.stateMAC(payload)) {
+		return nil, fmt.Errorf("%w: its signature does not match: send back the requestState of the last input-required result unchanged, or call the tool again without it", errBadState)
+	}
+	b, err := base64.RawURLEncoding.DecodeString(payload)
+	if err != nil {
+		return nil, fmt.Errorf("%w: undecodable payload: %v", errBadState, err)
+	}
+	var st inputState
+	if err := json.Unmarshal(b, &st); err != nil || st.V != inputStateVersion {
+		return nil, fmt.Errorf("%w: unknown layout", errBadState)
+	}
+	switch {
+	case st.Tool != tool:
+		return nil, fmt.Errorf("%w: it was issued for tool %q, not %q", errBadState, st.Tool, tool)
+	case st.Args != argsDigest(args):
+		return nil, fmt.Errorf("%w: it was issued for other arguments of %q: retry with the arguments of the first call", errBadState, tool)
+	case st.Who != principalDigest(who):
+		return nil, fmt.Errorf("%w: it was issued to another principal", errBadState)
+	case now.Unix() > st.Expires:
+		return nil, fmt.Errorf("%w: it expired at %s; call the tool again without it", errBadState, time.Unix(st.Expires, 0).UTC().Format(time.RFC3339))
+	}
+	return &st, nil
+}
+
+// argsDigest identifies arguments whatever their key order or spacing.
+func argsDigest(args json.RawMessage) string {
+	return digest(canonicalJSON(args))
+}
+
+func principalDigest(p Principal) string {
+	return digest([]byte(p.Issuer + "\x00" + p.Subject + "\x00" + p.Client))
+}
+
+func digest(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:16])
+}
+
+// inputKey names one request of a backend the same way on every run of a
+// call: its method and its params, canonical.
+func inputKey(method string, params json.RawMessage) string {
+	return "in-" + digest(append([]byte(method+"\x00"), canonicalJSON(params)...))
+}
+
+// canonicalJSON re-encodes raw with sorted keys and no spacing; numbers keep
+// their digits. Absent, null and invalid JSON are kept as they are.
+func canonicalJSON(raw json.RawMessage) []byte {
+	if !present(raw) {
+		return []byte("{}")
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return raw
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return raw
+	}
+	return b
+}
