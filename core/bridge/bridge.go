@@ -54,8 +54,8 @@ type bridge struct {
 	outMu sync.Mutex
 	out   io.Writer
 
-	// inflight maps a running request's id to whether the IDE cancelled it.
-	inflight sync.Map // string → *atomic.Bool
+	// inflight maps a running request's id to its *running.
+	inflight sync.Map
 	wg       sync.WaitGroup
 }
 
@@ -154,8 +154,8 @@ func (b *bridge) handle(ctx context.Context, line []byte) {
 				RequestID json.RawMessage `json:"requestId"`
 			}
 			if json.Unmarshal(m.Params, &p) == nil {
-				if flag, ok := b.inflight.Load(key(p.RequestID)); ok {
-					flag.(*atomic.Bool).Store(true)
+				if r, ok := b.inflight.Load(key(p.RequestID)); ok {
+					r.(*running).cancel()
 				}
 			}
 		}
@@ -169,20 +169,39 @@ func (b *bridge) handle(ctx context.Context, line []byte) {
 // when the gateway cannot give one — except for a request the IDE cancelled,
 // which MCP says gets no answer.
 func (b *bridge) request(ctx context.Context, line []byte, id json.RawMessage) {
-	cancelled := &atomic.Bool{}
+	r := &running{stateless: client.Stateless(line)}
+	ctx, r.stop = context.WithCancel(ctx)
+	defer r.stop()
 	k := key(id)
-	b.inflight.Store(k, cancelled)
+	b.inflight.Store(k, r)
 	defer b.inflight.Delete(k)
 
 	resp, err := b.conn.Send(ctx, line, b.write)
 	switch {
-	case cancelled.Load() || ctx.Err() != nil:
+	case r.cancelled.Load() || ctx.Err() != nil:
 	case err == nil:
 		b.write(resp)
 	case errors.Is(err, client.ErrNoResponse):
 		b.writeError(id, codeInternalError, "the gateway ended the request without an answer")
 	default:
 		b.writeError(id, codeInternalError, err.Error())
+	}
+}
+
+// running is a request being forwarded.
+type running struct {
+	cancelled atomic.Bool
+	// stateless: a 2026-07-28 request, which belongs to no session, so the
+	// gateway cannot match a notifications/cancelled to it; ending its HTTP
+	// request is how such a request is cancelled.
+	stateless bool
+	stop      context.CancelFunc
+}
+
+func (r *running) cancel() {
+	r.cancelled.Store(true)
+	if r.stateless {
+		r.stop()
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // DefaultURL is where a gateway started with the default config listens.
@@ -60,6 +61,9 @@ type Conn struct {
 	renewals    int
 	listening   bool
 	closed      bool
+	// stateless is the protocol version of the last request that needed no
+	// session (2026-07-28 or later), "" before one.
+	stateless string
 
 	listenCtx context.Context
 	stop      context.CancelFunc
@@ -109,9 +113,23 @@ func (c *Conn) Send(ctx context.Context, msg []byte, onEvent func([]byte)) ([]by
 	if env.isRequest() && env.Method == "initialize" {
 		return c.initialize(ctx, msg, env)
 	}
+	if v := env.statelessVersion(); v != "" {
+		// A 2026-07-28 request needs no session: it says who its client is.
+		c.mu.Lock()
+		c.stateless = v
+		c.mu.Unlock()
+		return c.post(ctx, msg, env, "", onEvent)
+	}
 	for attempt := 0; ; attempt++ {
 		sid := c.SessionID()
 		if sid == "" {
+			c.mu.Lock()
+			stateless := c.stateless
+			c.mu.Unlock()
+			if stateless != "" && !env.isRequest() {
+				// A notification of a client on 2026-07-28, which has no session.
+				return c.post(ctx, msg, env, "", onEvent)
+			}
 			return nil, ErrNotInitialized
 		}
 		resp, err := c.post(ctx, msg, env, sid, onEvent)
@@ -165,7 +183,7 @@ func (c *Conn) remember(env *message, resp []byte) {
 // post sends msg once the gateway accepts connections, within the
 // reconnect window, and reads its answer.
 func (c *Conn) post(ctx context.Context, msg []byte, env *message, sid string, onEvent func([]byte)) ([]byte, error) {
-	resp, err := c.do(ctx, http.MethodPost, msg, sid)
+	resp, err := c.doHeaders(ctx, http.MethodPost, msg, sid, c.standardHeaders(env))
 	if err != nil {
 		return nil, err
 	}
@@ -227,6 +245,34 @@ func readResponse(body io.Reader, id json.RawMessage, onEvent func([]byte)) ([]b
 // do makes one HTTP request, retrying while the gateway refuses connections
 // (it is restarting) until the reconnect window closes.
 func (c *Conn) do(ctx context.Context, method string, body []byte, sid string) (*http.Response, error) {
+	return c.doHeaders(ctx, method, body, sid, nil)
+}
+
+// standardHeaders are the headers protocol 2026-07-28 requires of a POST:
+// the version, and the method and name, which routers read instead of the
+// body. A notification of such a client carries the version its requests
+// named.
+func (c *Conn) standardHeaders(env *message) map[string]string {
+	v := env.statelessVersion()
+	if v == "" {
+		c.mu.Lock()
+		v = c.stateless
+		sid := c.sessionID
+		c.mu.Unlock()
+		if v == "" || sid != "" || env.isRequest() {
+			return nil
+		}
+		return map[string]string{"MCP-Protocol-Version": v}
+	}
+	h := mcp.StandardHeaders(v, mcp.MCPMethod(env.Method), env.Params)
+	if h == nil {
+		h = map[string]string{}
+	}
+	h["MCP-Protocol-Version"] = v
+	return h
+}
+
+func (c *Conn) doHeaders(ctx context.Context, method string, body []byte, sid string, extra map[string]string) (*http.Response, error) {
 	deadline := time.Now().Add(c.opts.ReconnectWindow)
 	backoff := 50 * time.Millisecond
 	for warned := false; ; {
@@ -235,6 +281,9 @@ func (c *Conn) do(ctx context.Context, method string, body []byte, sid string) (
 			return nil, fmt.Errorf("gateway request: %w", err)
 		}
 		c.headers(req, sid)
+		for k, v := range extra {
+			req.Header.Set(k, v)
+		}
 		resp, err := c.hc.Do(req)
 		if err == nil {
 			if warned {

@@ -17,6 +17,24 @@ type message struct {
 func (m *message) isRequest() bool      { return m.Method != "" && present(m.ID) }
 func (m *message) isNotification() bool { return m.Method != "" && !present(m.ID) }
 
+// statelessVersion is the protocol version a request declares in its
+// _meta when that version is 2026-07-28 or later, which needs no session;
+// "" otherwise.
+func (m *message) statelessVersion() string {
+	if !m.isRequest() {
+		return ""
+	}
+	var p struct {
+		Meta struct {
+			Version string `json:"io.modelcontextprotocol/protocolVersion"`
+		} `json:"_meta"`
+	}
+	if json.Unmarshal(m.Params, &p) != nil || p.Meta.Version < "2026-07-28" {
+		return ""
+	}
+	return p.Meta.Version
+}
+
 func present(raw json.RawMessage) bool {
 	t := bytes.TrimSpace(raw)
 	return len(t) > 0 && !bytes.Equal(t, []byte("null"))
@@ -118,3 +136,10 @@ func (e *UnreachableError) Error() string {
 }
 
 func (e *UnreachableError) Unwrap() error { return e.Err }
+
+// Stateless reports whether msg is a request of protocol 2026-07-28 or
+// later, which a gateway serves without a session.
+func Stateless(msg []byte) bool {
+	m, err := parseMessage(msg)
+	return err == nil && m.statelessVersion() != ""
+}
