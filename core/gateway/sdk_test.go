@@ -25,6 +25,7 @@ type sdkRun struct {
 	Kinds    json.RawMessage
 	Unknown  toolResult
 	Fail     toolResult
+	Asked    toolResult
 	Sequence []json.RawMessage
 	Cancel   string
 	Read     struct {
@@ -86,6 +87,7 @@ func checkSDKRun(t *testing.T, run sdkRun) {
 	if !run.Fail.IsError || len(run.Fail.Content) != 1 || run.Fail.Content[0].Text != "backend exploded" {
 		t.Errorf("failing tool: %+v", run.Fail)
 	}
+	checkAsked(t, run.Asked)
 
 	want := []string{
 		`{"progress":1,"total":5,"message":"step 1"}`,
@@ -119,10 +121,35 @@ func checkSDKRun(t *testing.T, run sdkRun) {
 	}
 }
 
+// checkAsked: the TypeScript client answered every request the backend
+// sent it, on the stream of the call.
+func checkAsked(t *testing.T, asked toolResult) {
+	t.Helper()
+	if asked.IsError || len(asked.Content) != 1 {
+		t.Fatalf("ask: %+v", asked)
+	}
+	var rep askReport
+	if err := json.Unmarshal([]byte(asked.Content[0].Text), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Caps.Sampling || !rep.Caps.SamplingTools || !rep.Caps.ElicitationForm || !rep.Caps.ElicitationURL || !rep.Caps.RootsListChanged {
+		t.Errorf("capabilities seen by the backend: %+v", rep.Caps)
+	}
+	want := []string{`"ts sampled: plain"`, `"ts sampled: tooled with tool lookup"`, `"Grace"`, `"accept"`, `"file:///ts/project"`}
+	if len(rep.Answers) != len(want) {
+		t.Fatalf("answers: %s", asked.Content[0].Text)
+	}
+	for i, w := range want {
+		if !strings.Contains(string(rep.Answers[i]), w) {
+			t.Errorf("answer %d = %s, want it to contain %s", i, rep.Answers[i], w)
+		}
+	}
+}
+
 func TestSDKClientOverStreamableHTTP(t *testing.T) {
 	f := newFixture(t, func(o *Options) { o.Tokens = []string{"sdk-token"} })
 	addr, cancel, done := serve(t, f, "127.0.0.1:0")
-	run := runSDKClient(t, "MCP_URL=http://"+addr.String()+"/mcp", "MCP_TOKEN=sdk-token")
+	run := runSDKClient(t, "MCP_URL=http://"+addr.String()+"/mcp", "MCP_TOKEN=sdk-token", "MCP_ASKS="+allAsks)
 	checkSDKRun(t, run)
 	select {
 	case err := <-f.cancelled:
@@ -142,6 +169,6 @@ func TestSDKClientOverStreamableHTTP(t *testing.T) {
 // IDE starts toolgate: DetachStdio, a child on stdin, then ServeStdio.
 func TestSDKClientOverStdio(t *testing.T) {
 	env, _ := json.Marshal(map[string]string{childEnv: "stdio"})
-	run := runSDKClient(t, "MCP_CMD="+os.Args[0], "MCP_ENV="+string(env))
+	run := runSDKClient(t, "MCP_CMD="+os.Args[0], "MCP_ENV="+string(env), "MCP_ASKS="+allAsks)
 	checkSDKRun(t, run)
 }

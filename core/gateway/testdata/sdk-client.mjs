@@ -6,12 +6,17 @@
 //      MCP_URL  streamable HTTP endpoint, or
 //      MCP_CMD  command of a stdio server (MCP_ENV: JSON object of extra env)
 //      MCP_TOKEN optional bearer token
+//      MCP_ASKS  arguments of the "ask" tool: requests the gateway sends this
+//                client, which answers sampling, elicitation and roots
 import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
 
 const sdk = (p) => import(pathToFileURL(join(process.env.SDK_DIR, '@modelcontextprotocol/sdk/dist/esm', p)).href);
 const { Client } = await sdk('client/index.js');
-const { ResourceUpdatedNotificationSchema, LoggingMessageNotificationSchema } = await sdk('types.js');
+const {
+  ResourceUpdatedNotificationSchema, LoggingMessageNotificationSchema,
+  CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema,
+} = await sdk('types.js');
 
 let transport;
 if (process.env.MCP_URL) {
@@ -28,7 +33,16 @@ if (process.env.MCP_URL) {
 }
 
 const out = {};
-const client = new Client({ name: 'toolgate-gateway-test', version: '1.0.0' });
+const client = new Client({ name: 'toolgate-gateway-test', version: '1.0.0' }, {
+  capabilities: { sampling: { tools: {} }, elicitation: { form: {}, url: {} }, roots: { listChanged: true } },
+});
+client.setRequestHandler(CreateMessageRequestSchema, async (req) => ({
+  model: 'ts-model', role: 'assistant',
+  content: { type: 'text', text: `ts sampled: ${req.params.systemPrompt}${req.params.tools ? ` with tool ${req.params.tools[0].name}` : ''}` },
+}));
+client.setRequestHandler(ElicitRequestSchema, async (req) =>
+  req.params.mode === 'url' ? { action: 'accept' } : { action: 'accept', content: { name: 'Grace' } });
+client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: 'file:///ts/project', name: 'project' }] }));
 const errors = [];
 client.onerror = (e) => errors.push(String(e));
 await client.connect(transport);
@@ -38,6 +52,9 @@ out.tools = (await client.listTools()).tools;
 out.kinds = await client.callTool({ name: 'kinds', arguments: {} });
 out.unknown = await client.callTool({ name: 'x_everything_echo', arguments: {} });
 out.fail = await client.callTool({ name: 'fail', arguments: {} });
+if (process.env.MCP_ASKS) {
+  out.asked = await client.callTool({ name: 'ask', arguments: JSON.parse(process.env.MCP_ASKS) });
+}
 
 // Progress: the order in which progress and the result reach the client.
 out.sequence = [];
