@@ -3,12 +3,22 @@
 //
 // It knows nothing about plugins. It serves the tools and resources it is given
 // and forwards what their handlers report, so that everything between the client
-// and the meta-tools — sessions, authentication, DNS-rebinding protection,
-// request limits, progress and cancellation — is in one place and tested against
-// a real MCP client.
+// and the meta-tools — protocol versions, sessions, authentication,
+// DNS-rebinding protection, request limits, progress and cancellation, and the
+// requests a backend sends its client — is in one place and tested against
+// real MCP clients.
 //
-// JSON-RPC dispatch (initialize, tools/list, resources/*, logging/setLevel,
-// cancellation) is mark3labs/mcp-go's MCPServer. The two transports are this
+// It speaks MCP 2026-07-28, where a request carries everything about its
+// client and needs no session (stateless.go), beside 2025-11-25 and
+// 2025-06-18 and their sessions; each such request gets a session of its own,
+// so handlers see one kind of session whatever the version. A call's backend
+// may ask its client for sampling, elicitation and roots through the
+// protov1.Peer in its context (peer.go): on the call's stream for a legacy
+// session, as an input-required result on 2026-07-28 (inputstate.go).
+//
+// JSON-RPC dispatch (initialize, server/discover, tools/list, resources/*,
+// subscriptions/listen, logging/setLevel, cancellation) is mark3labs/mcp-go's
+// MCPServer. The two transports are this
 // package's own: mcp-go's streamable HTTP transport hands every notification of a
 // session to whichever open stream reads the shared channel first, so a call's
 // progress could arrive on another stream, after its result, or not at all; and

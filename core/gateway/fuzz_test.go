@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // FuzzLineReader checks the stdio framing against a plain split on '\n':
@@ -193,4 +194,31 @@ func wireID(raw []byte) bool {
 		return err == nil
 	}
 	return false
+}
+
+// FuzzRequestState: no requestState a client makes up is taken, and reading
+// one never panics; the one the gateway sealed is taken.
+func FuzzRequestState(f *testing.F) {
+	fx, err := buildFixture(func(o *Options) { o.InputStateKey = bytes.Repeat([]byte{7}, 32) })
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer fx.srv.Close()
+	args := json.RawMessage(`{"a":1}`)
+	sealed, err := fx.srv.sealState(inputState{Tool: "ask", Args: argsDigest(args), Who: principalDigest(Principal{}), Expires: time.Now().Add(time.Hour).Unix()})
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, s := range []string{sealed, "", ".", "e30.", sealed + "x", strings.Replace(sealed, ".", "..", 1)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, state string) {
+		_, err := fx.srv.openState(state, "ask", args, Principal{}, time.Now())
+		if (err == nil) != (state == sealed) {
+			t.Fatalf("openState(%q) = %v", state, err)
+		}
+		if err != nil && !errors.Is(err, errBadState) {
+			t.Fatalf("refusal does not wrap errBadState: %v", err)
+		}
+	})
 }

@@ -104,7 +104,8 @@ var errBadState = errors.New("requestState refused")
 func (s *Server) openState(state, tool string, args json.RawMessage, who Principal, now time.Time) (*inputState, error) {
 	payload, sig, ok := strings.Cut(state, ".")
 	mac, err := base64.RawURLEncoding.DecodeString(sig)
-	if !ok || err != nil || !hmac.Equal(mac, s.stateMAC(payload)) {
+	// Re-encoding refuses the spellings the decoder forgives (line breaks).
+	if !ok || err != nil || base64.RawURLEncoding.EncodeToString(mac) != sig || !hmac.Equal(mac, s.stateMAC(payload)) {
 		return nil, fmt.Errorf("%w: its signature does not match: send back the requestState of the last input-required result unchanged, or call the tool again without it", errBadState)
 	}
 	b, err := base64.RawURLEncoding.DecodeString(payload)

@@ -196,3 +196,32 @@ func TestGoSDKClientOverStdioIsAnsweredInOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestStatelessCancelOverStdio: over stdio a 2026-07-28 request belongs to
+// no session, yet notifications/cancelled on the pipe still reaches it, and
+// a cancelled call gets no answer.
+func TestStatelessCancelOverStdio(t *testing.T) {
+	f := newFixture(t, nil)
+	c, done := startStdio(t, f)
+	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"progressToken":1}`
+	c.send(`{"jsonrpc":"2.0","id":"b1","method":"tools/call","params":{"name":"block",%s}}`, meta)
+	if m := c.recv(); m.Method != "notifications/progress" {
+		t.Fatalf("first message %+v", m)
+	}
+	c.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"b1"}}`)
+	select {
+	case err := <-f.cancelled:
+		if err != context.Canceled {
+			t.Errorf("block saw %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the cancellation never reached the call")
+	}
+	c.send(`{"jsonrpc":"2.0","id":"e1","method":"tools/call","params":{"name":"echo","arguments":{"text":"after"},%s}}`, meta)
+	if m := c.recv(); string(m.ID) != `"e1"` || !strings.Contains(string(m.Result), `"after"`) {
+		t.Fatalf("the next call: %+v %s (a cancelled call must not be answered)", m, m.Result)
+	}
+	if rest := finish(t, c, done); len(rest) != 0 {
+		t.Errorf("after the end: %+v", rest)
+	}
+}

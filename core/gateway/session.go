@@ -73,7 +73,7 @@ var (
 // newSession creates and registers a session with a fresh random ID, owned
 // by the principal ctx was authenticated as.
 func (s *Server) newSession(ctx context.Context) (*session, error) {
-	se, err := s.makeSession(credentialFrom(ctx).who)
+	se, err := s.makeSession(credentialFrom(ctx).who, notesBuffer)
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +91,8 @@ func (s *Server) newSession(ctx context.Context) (*session, error) {
 	return se, nil
 }
 
-func (s *Server) makeSession(owner Principal) (*session, error) {
+// makeSession makes a session whose notification queue holds notes.
+func (s *Server) makeSession(owner Principal, notes int) (*session, error) {
 	var b [16]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		return nil, fmt.Errorf("session id: %w", err)
@@ -101,7 +102,7 @@ func (s *Server) makeSession(owner Principal) (*session, error) {
 		srv:   s,
 		owner: owner,
 		subs:  map[string]bool{},
-		notes: make(chan mcp.JSONRPCNotification, notesBuffer),
+		notes: make(chan mcp.JSONRPCNotification, notes),
 		done:  make(chan struct{}),
 	}
 	se.conn = se.id

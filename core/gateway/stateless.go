@@ -82,7 +82,13 @@ func (s *Server) requestSession(ctx context.Context, conn *session, env *envelop
 	if conn != nil {
 		owner = conn.owner
 	}
-	se, err := s.makeSession(owner)
+	// Only a listen stream is sent notifications; any other request's
+	// session needs no queue, and there is one per request.
+	notes := 0
+	if env.Method == string(mcp.MethodSubscriptionsListen) {
+		notes = notesBuffer
+	}
+	se, err := s.makeSession(owner, notes)
 	if err != nil {
 		return nil, err
 	}
