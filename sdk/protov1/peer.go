@@ -25,6 +25,14 @@ type Peer interface {
 	// MethodElicit or MethodListRoots) with params as JSON, and returns the
 	// client's result as JSON. The error is a *PeerError when the client
 	// answered with an error or could not be asked.
+	//
+	// A client on MCP 2026-07-28 cannot be sent a request mid-call: the
+	// gateway then stops the call (its context ends, and Request fails with
+	// code -32800), answers the client with an input-required result, and
+	// runs the call again from the start when the client retries with its
+	// answer; the same request (same method and params) then returns that
+	// answer at once. A backend that asks its client should therefore ask
+	// before it changes anything.
 	Request(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error)
 }
 
