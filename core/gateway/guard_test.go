@@ -132,6 +132,10 @@ func TestNewRejectsBadOptions(t *testing.T) {
 		},
 		"duplicate resource": func(o *Options) { o.Resources = append(o.Resources, o.Resources[0]) },
 		"no name":            func(o *Options) { o.Name = "" },
+		"unknown version":    func(o *Options) { o.ProtocolVersions = []string{"2025-11-25", "2024-01-01"} },
+		"only 2026-07-28":    func(o *Options) { o.ProtocolVersions = []string{"2026-07-28"} },
+		"short state key":    func(o *Options) { o.InputStateKey = []byte("short") },
+		"negative state ttl": func(o *Options) { o.InputStateTTL = -1 },
 	} {
 		if _, err := buildFixture(mod); err == nil {
 			t.Errorf("%s: New succeeded", name)

@@ -231,3 +231,43 @@ func TestStatelessHTTPHeaders(t *testing.T) {
 		}
 	})
 }
+
+// TestStatelessIDsComeBackByteForByte: a 2026-07-28 request's id and
+// progress token come back as the client wrote them, over both transports.
+func TestStatelessIDsComeBackByteForByte(t *testing.T) {
+	ids := []string{`9007199254740993`, `12345678901234567890123`, `"\u0041\n"`, `"a&b<c>"`}
+	msg := func(id string) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%[1]s,"method":"tools/call","params":{"name":"steps","arguments":{"n":1},"_meta":{
+			"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"progressToken":%[1]s}}}`, id)
+	}
+	check := func(t *testing.T, id string, msgs []message) {
+		t.Helper()
+		if len(msgs) != 2 || msgs[0].Method != "notifications/progress" || string(lastOf(msgs).ID) != id {
+			t.Fatalf("id %s: %+v", id, msgs)
+		}
+		var p struct{ ProgressToken json.RawMessage }
+		if json.Unmarshal(msgs[0].Params, &p) != nil || string(p.ProgressToken) != id {
+			t.Errorf("id %s: progress token %s", id, p.ProgressToken)
+		}
+	}
+	t.Run("http", func(t *testing.T) {
+		c := newHTTPConn(t, startHTTP(t, newFixture(t, nil)).URL+"/mcp", nil)
+		for _, id := range ids {
+			req := c.request(http.MethodPost, msg(id))
+			req.Header.Set(headerProtocol, "2026-07-28")
+			req.Header.Set("Mcp-Method", "tools/call")
+			req.Header.Set("Mcp-Name", "steps")
+			resp := c.do(req)
+			check(t, id, readMessages(t, resp))
+			resp.Body.Close()
+		}
+	})
+	t.Run("stdio", func(t *testing.T) {
+		c, done := startStdio(t, newFixture(t, nil))
+		for _, id := range ids {
+			c.send("%s", strings.ReplaceAll(msg(id), "\n", ""))
+			check(t, id, []message{c.recv(), c.recv()})
+		}
+		finish(t, c, done)
+	})
+}
