@@ -153,6 +153,8 @@ func (p *streamPeer) Request(ctx context.Context, method string, params json.Raw
 		return nil, fmt.Errorf("%s: no answer from the client before the call ended: %w", method, context.Cause(p.call))
 	case <-p.se.done:
 		return nil, &protov1.PeerError{Method: method, Code: protov1.CodeNoPeer, Message: "the client's session ended before it answered"}
+	case <-p.se.deaf:
+		return nil, &protov1.PeerError{Method: method, Code: protov1.CodeNoPeer, Message: "the client closed its input before it answered"}
 	}
 }
 

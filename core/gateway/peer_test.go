@@ -176,3 +176,20 @@ func TestRootsChangedReachesTheHook(t *testing.T) {
 		t.Fatal("RootsChanged was not called")
 	}
 }
+
+// TestLegacyPeerOverStdioEndsWithInput: a stdio client that closes its
+// input while it is being asked gets the call answered, and serving ends.
+func TestLegacyPeerOverStdioEndsWithInput(t *testing.T) {
+	c, done := startStdio(t, newFixture(t, nil))
+	c.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"sampling":{}},"clientInfo":{"name":"t","version":"1"}}}`)
+	c.recv()
+	c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	c.send("%s", callBody(1, "ask", fmt.Sprintf(sampleAsk, ""), ""))
+	if m := c.recv(); m.Method != protov1.MethodCreateMessage {
+		t.Fatalf("first message %+v", m)
+	}
+	rest := finish(t, c, done)
+	if len(rest) != 1 || !strings.Contains(string(rest[0].Result), "closed its input") {
+		t.Fatalf("after the input ended: %+v", rest)
+	}
+}

@@ -58,6 +58,10 @@ type session struct {
 	notes    chan mcp.JSONRPCNotification
 	done     chan struct{}
 	doneOnce sync.Once
+	// deaf is closed when the client can no longer answer a request (its
+	// stdio input ended) though the session still finishes its calls.
+	deaf     chan struct{}
+	deafOnce sync.Once
 
 	// listenStop ends the current HTTP listening stream (guarded by mu).
 	listenStop chan struct{}
@@ -104,6 +108,7 @@ func (s *Server) makeSession(owner Principal, notes int) (*session, error) {
 		subs:  map[string]bool{},
 		notes: make(chan mcp.JSONRPCNotification, notes),
 		done:  make(chan struct{}),
+		deaf:  make(chan struct{}),
 	}
 	se.conn = se.id
 	se.level.Store(defaultLogLevel)
@@ -213,6 +218,9 @@ func (se *session) push(n mcp.JSONRPCNotification) {
 		se.srv.log.Debug("notification dropped: session is not reading", "session", se.id, "method", n.Method)
 	}
 }
+
+// hearNoMore records that the client will answer no more requests.
+func (se *session) hearNoMore() { se.deafOnce.Do(func() { close(se.deaf) }) }
 
 func (se *session) touch() { se.lastSeen.Store(time.Now().UnixNano()) }
 

@@ -72,6 +72,9 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 			var big *tooLargeError
 			switch {
 			case res.err == io.EOF:
+				// Calls still running are answered, but the client can
+				// answer none of their questions any more.
+				se.hearNoMore()
 				return nil
 			case errors.As(res.err, &big):
 				s.log.Warn("stdio request too large", "bytes", big.size, "limit", s.maxBytes)
