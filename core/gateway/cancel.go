@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"encoding/json"
+	"errors"
 )
 
 // The gateway matches notifications/cancelled to the call it names itself:
@@ -18,18 +19,22 @@ type inflightKey struct {
 
 // inflightCall is what a cancellation ends; a pointer, so a finished request
 // removes its own entry and never a later one that reused its id.
-type inflightCall struct{ cancel context.CancelFunc }
+type inflightCall struct{ cancel context.CancelCauseFunc }
+
+// errClientCancelled is the cause of a request's context when its client
+// sent notifications/cancelled for it: such a request gets no answer.
+var errClientCancelled = errors.New("the client cancelled the request")
 
 // track registers a request for cancellation; the returned func ends the
 // registration and must run when the request is answered.
 func (s *Server) track(ctx context.Context, se *session, id json.RawMessage) (context.Context, func()) {
-	ctx, cancel := context.WithCancel(ctx)
+	ctx, cancel := context.WithCancelCause(ctx)
 	key := inflightKey{session: se.conn, id: idIdentity(id)}
 	call := &inflightCall{cancel: cancel}
 	s.inflight.Store(key, call)
 	return ctx, func() {
 		s.inflight.CompareAndDelete(key, call)
-		cancel()
+		cancel(nil)
 	}
 }
 
@@ -43,7 +48,7 @@ func (s *Server) cancelRequest(se *session, params json.RawMessage) {
 		return
 	}
 	if v, ok := s.inflight.LoadAndDelete(inflightKey{session: se.conn, id: idIdentity(p.RequestID)}); ok {
-		v.(*inflightCall).cancel()
+		v.(*inflightCall).cancel(errClientCancelled)
 	}
 }
 

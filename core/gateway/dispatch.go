@@ -124,6 +124,9 @@ func (s *Server) dispatch(ctx context.Context, se *session, msg []byte, env *env
 		defer s.listen(se, rs, env.ID)()
 	}
 	resp = withID(s.mcp.HandleMessage(ctx, msg), env.ID)
+	if rs != nil && errors.Is(context.Cause(ctx), errClientCancelled) {
+		rs.cancelled.Store(true)
+	}
 	if rs != nil && rs.inputRequests != nil {
 		resp = withInputRequests(resp, rs.inputRequests)
 	}

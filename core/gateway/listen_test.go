@@ -225,3 +225,28 @@ func TestStatelessCancelOverStdio(t *testing.T) {
 		t.Errorf("after the end: %+v", rest)
 	}
 }
+
+// TestListenOverStdio: a listen shares the pipe with everything else, and
+// notifications/cancelled ends it with its result.
+func TestListenOverStdio(t *testing.T) {
+	f := newFixture(t, live)
+	c, done := startStdio(t, f)
+	c.send(`{"jsonrpc":"2.0","id":7,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true,"resourceSubscriptions":[%q]},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`, catalogURI)
+	if m := c.recv(); m.Method != "notifications/subscriptions/acknowledged" {
+		t.Fatalf("acknowledgement: %+v", m)
+	}
+	f.srv.ResourceUpdated(catalogURI)
+	f.srv.NotifyLog("error", "not asked for")
+	f.srv.ToolsChanged()
+	for _, want := range []string{"notifications/resources/updated", "notifications/tools/list_changed"} {
+		if m := c.recv(); m.Method != want || !strings.Contains(string(m.Params), `"io.modelcontextprotocol/subscriptionId":7`) {
+			t.Fatalf("got %s %s, want %s", m.Method, m.Params, want)
+		}
+	}
+	c.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}`)
+	rest := finish(t, c, done)
+	if len(rest) != 0 {
+		// A cancelled request gets no answer, the listen included.
+		t.Errorf("after the cancel: %+v", rest)
+	}
+}
