@@ -175,6 +175,22 @@ func TestRootsChangedReachesTheHook(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("RootsChanged was not called")
 	}
+
+	// A 2026-07-28 client has no session: the notification names its version.
+	modern := newHTTPConn(t, ts.URL+"/mcp", nil)
+	modern.header.Set("Authorization", "Bearer t0")
+	modern.header.Set(headerProtocol, "2026-07-28")
+	if status, _ := modern.post(`{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`); status != http.StatusAccepted {
+		t.Fatalf("status %d", status)
+	}
+	select {
+	case caller := <-got:
+		if caller.Principal != staticPrincipal(0) || caller.Session != "" {
+			t.Errorf("caller %+v", caller)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("RootsChanged was not called for the 2026-07-28 client")
+	}
 }
 
 // TestLegacyPeerOverStdioEndsWithInput: a stdio client that closes its
