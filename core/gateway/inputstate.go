@@ -10,8 +10,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // On 2026-07-28 a server cannot send a request to its client in the middle
@@ -166,4 +170,81 @@ func canonicalJSON(raw json.RawMessage) []byte {
 		return raw
 	}
 	return b
+}
+
+// inputRequired is the input-required result of a 2026-07-28 call whose
+// backend asked what the client has not answered yet, or nil.
+func (s *Server) inputRequired(rs *requestScope, tool string, args json.RawMessage, who Principal, p *inputPeer) *mcp.CallToolResult {
+	asked := p.pending()
+	if len(asked) == 0 {
+		return nil
+	}
+	keys := slices.Sorted(maps.Keys(asked))
+	state, err := s.sealState(inputState{
+		Tool: tool, Args: argsDigest(args), Who: principalDigest(who),
+		Expires: time.Now().Add(s.stateTTL()).Unix(),
+		Answers: p.answers, Asked: keys,
+	})
+	if err != nil {
+		return errorResult(fmt.Sprintf("tool %q needs input from the client, but %v", tool, err))
+	}
+	rs.inputRequests = asked
+	return &mcp.CallToolResult{
+		Result:               mcp.Result{ResultType: mcp.ResultTypeInputRequired},
+		MultiRoundTripResult: mcp.MultiRoundTripResult{RequestState: state},
+	}
+}
+
+// resume checks the requestState and inputResponses of a retried
+// 2026-07-28 tools/call and keeps the answers for its peer; it returns the
+// error to answer with, or nil.
+func (s *Server) resume(se *session, env *envelope, rs *requestScope) *rpcResponse {
+	p := env.params
+	if p.RequestState == "" && len(p.InputResponses) == 0 {
+		return nil
+	}
+	refuse := func(msg string) *rpcResponse {
+		r := errorResponse(env.ID, mcp.INVALID_PARAMS, msg)
+		return &r
+	}
+	if p.RequestState == "" {
+		return refuse("inputResponses without requestState: send back the requestState of the input-required result they answer")
+	}
+	st, err := s.openState(p.RequestState, p.Name, p.Arguments, se.owner, time.Now())
+	if err != nil {
+		return refuse(err.Error())
+	}
+	answers := maps.Clone(st.Answers)
+	if answers == nil {
+		answers = map[string]json.RawMessage{}
+	}
+	for _, k := range st.Asked {
+		if r, ok := p.InputResponses[k]; ok && present(r) {
+			answers[k] = r
+		}
+	}
+	rs.answers = answers
+	return nil
+}
+
+// withInputRequests puts the backend's requests, as it wrote them, into an
+// input-required result mcp-go encoded.
+func withInputRequests(resp any, asked map[string]json.RawMessage) any {
+	r, ok := resp.(rpcResponse)
+	if !ok || r.Result == nil {
+		return resp
+	}
+	b, err := json.Marshal(r.Result)
+	var m map[string]json.RawMessage
+	if err != nil || json.Unmarshal(b, &m) != nil {
+		return resp
+	}
+	reqs, err := json.Marshal(asked)
+	if err != nil {
+		return resp
+	}
+	delete(m, "content")
+	m["inputRequests"] = reqs
+	r.Result = m
+	return r
 }

@@ -109,8 +109,8 @@ func (se *session) end() {
 	se.doneOnce.Do(func() { close(se.done) })
 }
 
-// checkHeaders applies the HTTP rules of 2026-07-28 to a POST whose body or
-// Mcp-Protocol-Version header names that version: the header and the body
+// checkHeaders applies the HTTP rules of 2026-07-28 to a request whose body
+// or Mcp-Protocol-Version header names that version: the header and the body
 // agree on the version, Mcp-Method and Mcp-Name repeat the body's method and
 // name (so a router that read only the headers was not misled), and
 // x-mcp-header parameters match the arguments. It returns the error to
@@ -125,8 +125,6 @@ func (s *Server) checkHeaders(h http.Header, env *envelope) *rpcResponse {
 	case h.Get("Last-Event-ID") != "":
 		return refuse(mcp.HEADER_MISMATCH, "Last-Event-ID is not supported in protocol "+mcp.ProtocolVersion20260728+
 			": streams are not resumable; send the request again with a new id")
-	case !env.isRequest():
-		return nil
 	case header == "":
 		return refuse(mcp.HEADER_MISMATCH, fmt.Sprintf("missing %s header: a request whose _meta declares protocol %s must name it in the header too", headerProtocol, body))
 	case body == "":
