@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -172,7 +173,7 @@ func New(opts Options) (*Server, error) {
 	if err := s.check(); err != nil {
 		return nil, err
 	}
-	s.stateKey = opts.InputStateKey
+	s.stateKey = slices.Clone(opts.InputStateKey)
 	if len(s.stateKey) == 0 {
 		key, err := newStateKey()
 		if err != nil {
