@@ -41,7 +41,7 @@ func (s *session) callTool(ctx context.Context, req *protov1.CallRequest, events
 		params["_meta"] = meta
 	}
 
-	route := startRoute(token, events)
+	route := startRoute(ctx, token, events, req.Peer)
 	s.mu.Lock()
 	if token != "" {
 		s.routes[token] = route

@@ -95,6 +95,9 @@ func startSession(ctx context.Context, cfg *config, log hclog.Logger, emit func(
 	if err := s.client.Start(s.ctx); err != nil {
 		return nil, s.abort("start client", err)
 	}
+	// After Start, which installs the client's own handler: requests from
+	// the server go to the client of the call they belong to, as raw JSON.
+	s.tr.SetRequestHandler(s.onServerRequest)
 
 	initCtx, cancel := context.WithTimeout(ctx, cfg.initTimeout)
 	defer cancel()
@@ -110,6 +113,7 @@ func startSession(ctx context.Context, cfg *config, log hclog.Logger, emit func(
 	s.info, err = s.client.Initialize(initCtx, mcp.InitializeRequest{Params: mcp.InitializeParams{
 		ProtocolVersion: cfg.protocolVersion,
 		ClientInfo:      mcp.Implementation{Name: "toolgate", Version: cfg.clientVersion},
+		Capabilities:    clientCapabilities(),
 	}})
 	if err != nil {
 		return nil, s.abort("initialize", err)
