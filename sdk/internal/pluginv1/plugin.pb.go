@@ -915,8 +915,8 @@ type CallToolRequest struct {
 	ArgumentsJson []byte                 `protobuf:"bytes,2,opt,name=arguments_json,json=argumentsJson,proto3" json:"arguments_json,omitempty"`
 	// The request's _meta (without the progress token, which the host keeps).
 	MetaJson []byte `protobuf:"bytes,3,opt,name=meta_json,json=metaJson,proto3" json:"meta_json,omitempty"`
-	// Broker id of the host's ClientCallbacks service for this call; 0 = no
-	// client can be asked.
+	// Broker id the host serves ClientCallbacks on for this call, once the
+	// plugin sent ClientWanted; 0 = no client can be asked.
 	CallbackBrokerId uint32 `protobuf:"varint,4,opt,name=callback_broker_id,json=callbackBrokerId,proto3" json:"callback_broker_id,omitempty"`
 	// Whether the client asked for progress.
 	WantProgress bool `protobuf:"varint,5,opt,name=want_progress,json=wantProgress,proto3" json:"want_progress,omitempty"`
@@ -1005,6 +1005,7 @@ type CallToolEvent struct {
 	//	*CallToolEvent_Progress
 	//	*CallToolEvent_Log
 	//	*CallToolEvent_Result
+	//	*CallToolEvent_ClientWanted
 	Event         isCallToolEvent_Event `protobuf_oneof:"event"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1074,6 +1075,15 @@ func (x *CallToolEvent) GetResult() *CallToolResult {
 	return nil
 }
 
+func (x *CallToolEvent) GetClientWanted() *ClientWanted {
+	if x != nil {
+		if x, ok := x.Event.(*CallToolEvent_ClientWanted); ok {
+			return x.ClientWanted
+		}
+	}
+	return nil
+}
+
 type isCallToolEvent_Event interface {
 	isCallToolEvent_Event()
 }
@@ -1090,11 +1100,57 @@ type CallToolEvent_Result struct {
 	Result *CallToolResult `protobuf:"bytes,3,opt,name=result,proto3,oneof"`
 }
 
+type CallToolEvent_ClientWanted struct {
+	// The plugin is about to ask the call's client: the host starts serving
+	// ClientCallbacks on callback_broker_id, which the plugin then dials.
+	// Until then nothing is served, so a call whose plugin never asks costs
+	// nothing (minor 2).
+	ClientWanted *ClientWanted `protobuf:"bytes,4,opt,name=client_wanted,json=clientWanted,proto3,oneof"`
+}
+
 func (*CallToolEvent_Progress) isCallToolEvent_Event() {}
 
 func (*CallToolEvent_Log) isCallToolEvent_Event() {}
 
 func (*CallToolEvent_Result) isCallToolEvent_Event() {}
+
+func (*CallToolEvent_ClientWanted) isCallToolEvent_Event() {}
+
+type ClientWanted struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ClientWanted) Reset() {
+	*x = ClientWanted{}
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ClientWanted) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ClientWanted) ProtoMessage() {}
+
+func (x *ClientWanted) ProtoReflect() protoreflect.Message {
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ClientWanted.ProtoReflect.Descriptor instead.
+func (*ClientWanted) Descriptor() ([]byte, []int) {
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{17}
+}
 
 type Progress struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -1107,7 +1163,7 @@ type Progress struct {
 
 func (x *Progress) Reset() {
 	*x = Progress{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[17]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1119,7 +1175,7 @@ func (x *Progress) String() string {
 func (*Progress) ProtoMessage() {}
 
 func (x *Progress) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[17]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1132,7 +1188,7 @@ func (x *Progress) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Progress.ProtoReflect.Descriptor instead.
 func (*Progress) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{17}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *Progress) GetProgress() float64 {
@@ -1167,7 +1223,7 @@ type LogMessage struct {
 
 func (x *LogMessage) Reset() {
 	*x = LogMessage{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[18]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1179,7 +1235,7 @@ func (x *LogMessage) String() string {
 func (*LogMessage) ProtoMessage() {}
 
 func (x *LogMessage) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[18]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1192,7 +1248,7 @@ func (x *LogMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LogMessage.ProtoReflect.Descriptor instead.
 func (*LogMessage) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{18}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *LogMessage) GetLevel() string {
@@ -1228,7 +1284,7 @@ type CallToolResult struct {
 
 func (x *CallToolResult) Reset() {
 	*x = CallToolResult{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[19]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1240,7 +1296,7 @@ func (x *CallToolResult) String() string {
 func (*CallToolResult) ProtoMessage() {}
 
 func (x *CallToolResult) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[19]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1253,7 +1309,7 @@ func (x *CallToolResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallToolResult.ProtoReflect.Descriptor instead.
 func (*CallToolResult) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{19}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *CallToolResult) GetContent() []*Content {
@@ -1303,7 +1359,7 @@ type Content struct {
 
 func (x *Content) Reset() {
 	*x = Content{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[20]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1315,7 +1371,7 @@ func (x *Content) String() string {
 func (*Content) ProtoMessage() {}
 
 func (x *Content) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[20]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1328,7 +1384,7 @@ func (x *Content) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Content.ProtoReflect.Descriptor instead.
 func (*Content) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{20}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *Content) GetKind() isContent_Kind {
@@ -1440,7 +1496,7 @@ type TextContent struct {
 
 func (x *TextContent) Reset() {
 	*x = TextContent{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[21]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1452,7 +1508,7 @@ func (x *TextContent) String() string {
 func (*TextContent) ProtoMessage() {}
 
 func (x *TextContent) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[21]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1465,7 +1521,7 @@ func (x *TextContent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TextContent.ProtoReflect.Descriptor instead.
 func (*TextContent) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{21}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *TextContent) GetText() string {
@@ -1485,7 +1541,7 @@ type ImageContent struct {
 
 func (x *ImageContent) Reset() {
 	*x = ImageContent{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[22]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1497,7 +1553,7 @@ func (x *ImageContent) String() string {
 func (*ImageContent) ProtoMessage() {}
 
 func (x *ImageContent) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[22]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1510,7 +1566,7 @@ func (x *ImageContent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ImageContent.ProtoReflect.Descriptor instead.
 func (*ImageContent) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{22}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *ImageContent) GetData() []byte {
@@ -1537,7 +1593,7 @@ type AudioContent struct {
 
 func (x *AudioContent) Reset() {
 	*x = AudioContent{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[23]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1549,7 +1605,7 @@ func (x *AudioContent) String() string {
 func (*AudioContent) ProtoMessage() {}
 
 func (x *AudioContent) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[23]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1562,7 +1618,7 @@ func (x *AudioContent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AudioContent.ProtoReflect.Descriptor instead.
 func (*AudioContent) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{23}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *AudioContent) GetData() []byte {
@@ -1588,7 +1644,7 @@ type EmbeddedResource struct {
 
 func (x *EmbeddedResource) Reset() {
 	*x = EmbeddedResource{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[24]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1600,7 +1656,7 @@ func (x *EmbeddedResource) String() string {
 func (*EmbeddedResource) ProtoMessage() {}
 
 func (x *EmbeddedResource) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[24]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1613,7 +1669,7 @@ func (x *EmbeddedResource) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EmbeddedResource.ProtoReflect.Descriptor instead.
 func (*EmbeddedResource) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{24}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *EmbeddedResource) GetResource() *ResourceContents {
@@ -1637,7 +1693,7 @@ type ResourceLink struct {
 
 func (x *ResourceLink) Reset() {
 	*x = ResourceLink{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[25]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1649,7 +1705,7 @@ func (x *ResourceLink) String() string {
 func (*ResourceLink) ProtoMessage() {}
 
 func (x *ResourceLink) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[25]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1662,7 +1718,7 @@ func (x *ResourceLink) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResourceLink.ProtoReflect.Descriptor instead.
 func (*ResourceLink) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{25}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *ResourceLink) GetUri() string {
@@ -1723,7 +1779,7 @@ type ResourceContents struct {
 
 func (x *ResourceContents) Reset() {
 	*x = ResourceContents{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[26]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1735,7 +1791,7 @@ func (x *ResourceContents) String() string {
 func (*ResourceContents) ProtoMessage() {}
 
 func (x *ResourceContents) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[26]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1748,7 +1804,7 @@ func (x *ResourceContents) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResourceContents.ProtoReflect.Descriptor instead.
 func (*ResourceContents) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{26}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *ResourceContents) GetUri() string {
@@ -1829,7 +1885,7 @@ type Resource struct {
 
 func (x *Resource) Reset() {
 	*x = Resource{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[27]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1841,7 +1897,7 @@ func (x *Resource) String() string {
 func (*Resource) ProtoMessage() {}
 
 func (x *Resource) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[27]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1854,7 +1910,7 @@ func (x *Resource) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Resource.ProtoReflect.Descriptor instead.
 func (*Resource) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{27}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *Resource) GetUri() string {
@@ -1928,7 +1984,7 @@ type ResourceTemplate struct {
 
 func (x *ResourceTemplate) Reset() {
 	*x = ResourceTemplate{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[28]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1940,7 +1996,7 @@ func (x *ResourceTemplate) String() string {
 func (*ResourceTemplate) ProtoMessage() {}
 
 func (x *ResourceTemplate) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[28]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1953,7 +2009,7 @@ func (x *ResourceTemplate) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResourceTemplate.ProtoReflect.Descriptor instead.
 func (*ResourceTemplate) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{28}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *ResourceTemplate) GetUriTemplate() string {
@@ -2013,7 +2069,7 @@ type ListResourcesRequest struct {
 
 func (x *ListResourcesRequest) Reset() {
 	*x = ListResourcesRequest{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[29]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2025,7 +2081,7 @@ func (x *ListResourcesRequest) String() string {
 func (*ListResourcesRequest) ProtoMessage() {}
 
 func (x *ListResourcesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[29]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2038,7 +2094,7 @@ func (x *ListResourcesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListResourcesRequest.ProtoReflect.Descriptor instead.
 func (*ListResourcesRequest) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{29}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{30}
 }
 
 type ListResourcesResponse struct {
@@ -2050,7 +2106,7 @@ type ListResourcesResponse struct {
 
 func (x *ListResourcesResponse) Reset() {
 	*x = ListResourcesResponse{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[30]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2062,7 +2118,7 @@ func (x *ListResourcesResponse) String() string {
 func (*ListResourcesResponse) ProtoMessage() {}
 
 func (x *ListResourcesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[30]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2075,7 +2131,7 @@ func (x *ListResourcesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListResourcesResponse.ProtoReflect.Descriptor instead.
 func (*ListResourcesResponse) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{30}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *ListResourcesResponse) GetResources() []*Resource {
@@ -2093,7 +2149,7 @@ type ListResourceTemplatesRequest struct {
 
 func (x *ListResourceTemplatesRequest) Reset() {
 	*x = ListResourceTemplatesRequest{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[31]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2105,7 +2161,7 @@ func (x *ListResourceTemplatesRequest) String() string {
 func (*ListResourceTemplatesRequest) ProtoMessage() {}
 
 func (x *ListResourceTemplatesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[31]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2118,7 +2174,7 @@ func (x *ListResourceTemplatesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListResourceTemplatesRequest.ProtoReflect.Descriptor instead.
 func (*ListResourceTemplatesRequest) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{31}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{32}
 }
 
 type ListResourceTemplatesResponse struct {
@@ -2130,7 +2186,7 @@ type ListResourceTemplatesResponse struct {
 
 func (x *ListResourceTemplatesResponse) Reset() {
 	*x = ListResourceTemplatesResponse{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[32]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2142,7 +2198,7 @@ func (x *ListResourceTemplatesResponse) String() string {
 func (*ListResourceTemplatesResponse) ProtoMessage() {}
 
 func (x *ListResourceTemplatesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[32]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2155,7 +2211,7 @@ func (x *ListResourceTemplatesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListResourceTemplatesResponse.ProtoReflect.Descriptor instead.
 func (*ListResourceTemplatesResponse) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{32}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *ListResourceTemplatesResponse) GetTemplates() []*ResourceTemplate {
@@ -2174,7 +2230,7 @@ type ReadResourceRequest struct {
 
 func (x *ReadResourceRequest) Reset() {
 	*x = ReadResourceRequest{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[33]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2186,7 +2242,7 @@ func (x *ReadResourceRequest) String() string {
 func (*ReadResourceRequest) ProtoMessage() {}
 
 func (x *ReadResourceRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[33]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2199,7 +2255,7 @@ func (x *ReadResourceRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReadResourceRequest.ProtoReflect.Descriptor instead.
 func (*ReadResourceRequest) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{33}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *ReadResourceRequest) GetUri() string {
@@ -2218,7 +2274,7 @@ type ReadResourceResponse struct {
 
 func (x *ReadResourceResponse) Reset() {
 	*x = ReadResourceResponse{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[34]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2230,7 +2286,7 @@ func (x *ReadResourceResponse) String() string {
 func (*ReadResourceResponse) ProtoMessage() {}
 
 func (x *ReadResourceResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[34]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2243,7 +2299,7 @@ func (x *ReadResourceResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReadResourceResponse.ProtoReflect.Descriptor instead.
 func (*ReadResourceResponse) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{34}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *ReadResourceResponse) GetContents() []*ResourceContents {
@@ -2266,7 +2322,7 @@ type Prompt struct {
 
 func (x *Prompt) Reset() {
 	*x = Prompt{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[35]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2278,7 +2334,7 @@ func (x *Prompt) String() string {
 func (*Prompt) ProtoMessage() {}
 
 func (x *Prompt) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[35]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2291,7 +2347,7 @@ func (x *Prompt) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Prompt.ProtoReflect.Descriptor instead.
 func (*Prompt) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{35}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *Prompt) GetName() string {
@@ -2341,7 +2397,7 @@ type PromptArgument struct {
 
 func (x *PromptArgument) Reset() {
 	*x = PromptArgument{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[36]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2353,7 +2409,7 @@ func (x *PromptArgument) String() string {
 func (*PromptArgument) ProtoMessage() {}
 
 func (x *PromptArgument) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[36]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2366,7 +2422,7 @@ func (x *PromptArgument) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PromptArgument.ProtoReflect.Descriptor instead.
 func (*PromptArgument) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{36}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *PromptArgument) GetName() string {
@@ -2405,7 +2461,7 @@ type ListPromptsRequest struct {
 
 func (x *ListPromptsRequest) Reset() {
 	*x = ListPromptsRequest{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[37]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2417,7 +2473,7 @@ func (x *ListPromptsRequest) String() string {
 func (*ListPromptsRequest) ProtoMessage() {}
 
 func (x *ListPromptsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[37]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2430,7 +2486,7 @@ func (x *ListPromptsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPromptsRequest.ProtoReflect.Descriptor instead.
 func (*ListPromptsRequest) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{37}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{38}
 }
 
 type ListPromptsResponse struct {
@@ -2442,7 +2498,7 @@ type ListPromptsResponse struct {
 
 func (x *ListPromptsResponse) Reset() {
 	*x = ListPromptsResponse{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[38]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2454,7 +2510,7 @@ func (x *ListPromptsResponse) String() string {
 func (*ListPromptsResponse) ProtoMessage() {}
 
 func (x *ListPromptsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[38]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2467,7 +2523,7 @@ func (x *ListPromptsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPromptsResponse.ProtoReflect.Descriptor instead.
 func (*ListPromptsResponse) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{38}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *ListPromptsResponse) GetPrompts() []*Prompt {
@@ -2487,7 +2543,7 @@ type GetPromptRequest struct {
 
 func (x *GetPromptRequest) Reset() {
 	*x = GetPromptRequest{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[39]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2499,7 +2555,7 @@ func (x *GetPromptRequest) String() string {
 func (*GetPromptRequest) ProtoMessage() {}
 
 func (x *GetPromptRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[39]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2512,7 +2568,7 @@ func (x *GetPromptRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetPromptRequest.ProtoReflect.Descriptor instead.
 func (*GetPromptRequest) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{39}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *GetPromptRequest) GetName() string {
@@ -2539,7 +2595,7 @@ type GetPromptResponse struct {
 
 func (x *GetPromptResponse) Reset() {
 	*x = GetPromptResponse{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[40]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2551,7 +2607,7 @@ func (x *GetPromptResponse) String() string {
 func (*GetPromptResponse) ProtoMessage() {}
 
 func (x *GetPromptResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[40]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2564,7 +2620,7 @@ func (x *GetPromptResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetPromptResponse.ProtoReflect.Descriptor instead.
 func (*GetPromptResponse) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{40}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *GetPromptResponse) GetDescription() string {
@@ -2591,7 +2647,7 @@ type PromptMessage struct {
 
 func (x *PromptMessage) Reset() {
 	*x = PromptMessage{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[41]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2603,7 +2659,7 @@ func (x *PromptMessage) String() string {
 func (*PromptMessage) ProtoMessage() {}
 
 func (x *PromptMessage) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[41]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2616,7 +2672,7 @@ func (x *PromptMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PromptMessage.ProtoReflect.Descriptor instead.
 func (*PromptMessage) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{41}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *PromptMessage) GetRole() string {
@@ -2641,7 +2697,7 @@ type WatchRequest struct {
 
 func (x *WatchRequest) Reset() {
 	*x = WatchRequest{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[42]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2653,7 +2709,7 @@ func (x *WatchRequest) String() string {
 func (*WatchRequest) ProtoMessage() {}
 
 func (x *WatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[42]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2666,7 +2722,7 @@ func (x *WatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchRequest.ProtoReflect.Descriptor instead.
 func (*WatchRequest) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{42}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{43}
 }
 
 type WatchEvent struct {
@@ -2685,7 +2741,7 @@ type WatchEvent struct {
 
 func (x *WatchEvent) Reset() {
 	*x = WatchEvent{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[43]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2697,7 +2753,7 @@ func (x *WatchEvent) String() string {
 func (*WatchEvent) ProtoMessage() {}
 
 func (x *WatchEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[43]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2710,7 +2766,7 @@ func (x *WatchEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchEvent.ProtoReflect.Descriptor instead.
 func (*WatchEvent) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{43}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *WatchEvent) GetEvent() isWatchEvent_Event {
@@ -2807,7 +2863,7 @@ type ListChanged struct {
 
 func (x *ListChanged) Reset() {
 	*x = ListChanged{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[44]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2819,7 +2875,7 @@ func (x *ListChanged) String() string {
 func (*ListChanged) ProtoMessage() {}
 
 func (x *ListChanged) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[44]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2832,7 +2888,7 @@ func (x *ListChanged) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListChanged.ProtoReflect.Descriptor instead.
 func (*ListChanged) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{44}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{45}
 }
 
 type ResourceUpdated struct {
@@ -2844,7 +2900,7 @@ type ResourceUpdated struct {
 
 func (x *ResourceUpdated) Reset() {
 	*x = ResourceUpdated{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[45]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2856,7 +2912,7 @@ func (x *ResourceUpdated) String() string {
 func (*ResourceUpdated) ProtoMessage() {}
 
 func (x *ResourceUpdated) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[45]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2869,7 +2925,7 @@ func (x *ResourceUpdated) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResourceUpdated.ProtoReflect.Descriptor instead.
 func (*ResourceUpdated) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{45}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *ResourceUpdated) GetUri() string {
@@ -2887,7 +2943,7 @@ type HealthRequest struct {
 
 func (x *HealthRequest) Reset() {
 	*x = HealthRequest{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[46]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2899,7 +2955,7 @@ func (x *HealthRequest) String() string {
 func (*HealthRequest) ProtoMessage() {}
 
 func (x *HealthRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[46]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2912,7 +2968,7 @@ func (x *HealthRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HealthRequest.ProtoReflect.Descriptor instead.
 func (*HealthRequest) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{46}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{47}
 }
 
 type HealthResponse struct {
@@ -2923,7 +2979,7 @@ type HealthResponse struct {
 
 func (x *HealthResponse) Reset() {
 	*x = HealthResponse{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[47]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2935,7 +2991,7 @@ func (x *HealthResponse) String() string {
 func (*HealthResponse) ProtoMessage() {}
 
 func (x *HealthResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[47]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2948,7 +3004,7 @@ func (x *HealthResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HealthResponse.ProtoReflect.Descriptor instead.
 func (*HealthResponse) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{47}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{48}
 }
 
 type StopRequest struct {
@@ -2959,7 +3015,7 @@ type StopRequest struct {
 
 func (x *StopRequest) Reset() {
 	*x = StopRequest{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[48]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2971,7 +3027,7 @@ func (x *StopRequest) String() string {
 func (*StopRequest) ProtoMessage() {}
 
 func (x *StopRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[48]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2984,7 +3040,7 @@ func (x *StopRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StopRequest.ProtoReflect.Descriptor instead.
 func (*StopRequest) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{48}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{49}
 }
 
 type StopResponse struct {
@@ -2995,7 +3051,7 @@ type StopResponse struct {
 
 func (x *StopResponse) Reset() {
 	*x = StopResponse{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[49]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3007,7 +3063,7 @@ func (x *StopResponse) String() string {
 func (*StopResponse) ProtoMessage() {}
 
 func (x *StopResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[49]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3020,7 +3076,7 @@ func (x *StopResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StopResponse.ProtoReflect.Descriptor instead.
 func (*StopResponse) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{49}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{50}
 }
 
 var File_toolgate_plugin_v1_plugin_proto protoreflect.FileDescriptor
@@ -3106,12 +3162,14 @@ const file_toolgate_plugin_v1_plugin_proto_rawDesc = "" +
 	"\tmeta_json\x18\x03 \x01(\fR\bmetaJson\x12,\n" +
 	"\x12callback_broker_id\x18\x04 \x01(\rR\x10callbackBrokerId\x12#\n" +
 	"\rwant_progress\x18\x05 \x01(\bR\fwantProgress\x12W\n" +
-	"\x13client_capabilities\x18\x06 \x01(\v2&.toolgate.plugin.v1.ClientCapabilitiesR\x12clientCapabilities\"\xc6\x01\n" +
+	"\x13client_capabilities\x18\x06 \x01(\v2&.toolgate.plugin.v1.ClientCapabilitiesR\x12clientCapabilities\"\x8f\x02\n" +
 	"\rCallToolEvent\x12:\n" +
 	"\bprogress\x18\x01 \x01(\v2\x1c.toolgate.plugin.v1.ProgressH\x00R\bprogress\x122\n" +
 	"\x03log\x18\x02 \x01(\v2\x1e.toolgate.plugin.v1.LogMessageH\x00R\x03log\x12<\n" +
-	"\x06result\x18\x03 \x01(\v2\".toolgate.plugin.v1.CallToolResultH\x00R\x06resultB\a\n" +
-	"\x05event\"V\n" +
+	"\x06result\x18\x03 \x01(\v2\".toolgate.plugin.v1.CallToolResultH\x00R\x06result\x12G\n" +
+	"\rclient_wanted\x18\x04 \x01(\v2 .toolgate.plugin.v1.ClientWantedH\x00R\fclientWantedB\a\n" +
+	"\x05event\"\x0e\n" +
+	"\fClientWanted\"V\n" +
 	"\bProgress\x12\x1a\n" +
 	"\bprogress\x18\x01 \x01(\x01R\bprogress\x12\x14\n" +
 	"\x05total\x18\x02 \x01(\x01R\x05total\x12\x18\n" +
@@ -3258,7 +3316,7 @@ func file_toolgate_plugin_v1_plugin_proto_rawDescGZIP() []byte {
 	return file_toolgate_plugin_v1_plugin_proto_rawDescData
 }
 
-var file_toolgate_plugin_v1_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 52)
+var file_toolgate_plugin_v1_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 53)
 var file_toolgate_plugin_v1_plugin_proto_goTypes = []any{
 	(*ClientRequest)(nil),                 // 0: toolgate.plugin.v1.ClientRequest
 	(*ClientResponse)(nil),                // 1: toolgate.plugin.v1.ClientResponse
@@ -3277,105 +3335,107 @@ var file_toolgate_plugin_v1_plugin_proto_goTypes = []any{
 	(*ToolAnnotations)(nil),               // 14: toolgate.plugin.v1.ToolAnnotations
 	(*CallToolRequest)(nil),               // 15: toolgate.plugin.v1.CallToolRequest
 	(*CallToolEvent)(nil),                 // 16: toolgate.plugin.v1.CallToolEvent
-	(*Progress)(nil),                      // 17: toolgate.plugin.v1.Progress
-	(*LogMessage)(nil),                    // 18: toolgate.plugin.v1.LogMessage
-	(*CallToolResult)(nil),                // 19: toolgate.plugin.v1.CallToolResult
-	(*Content)(nil),                       // 20: toolgate.plugin.v1.Content
-	(*TextContent)(nil),                   // 21: toolgate.plugin.v1.TextContent
-	(*ImageContent)(nil),                  // 22: toolgate.plugin.v1.ImageContent
-	(*AudioContent)(nil),                  // 23: toolgate.plugin.v1.AudioContent
-	(*EmbeddedResource)(nil),              // 24: toolgate.plugin.v1.EmbeddedResource
-	(*ResourceLink)(nil),                  // 25: toolgate.plugin.v1.ResourceLink
-	(*ResourceContents)(nil),              // 26: toolgate.plugin.v1.ResourceContents
-	(*Resource)(nil),                      // 27: toolgate.plugin.v1.Resource
-	(*ResourceTemplate)(nil),              // 28: toolgate.plugin.v1.ResourceTemplate
-	(*ListResourcesRequest)(nil),          // 29: toolgate.plugin.v1.ListResourcesRequest
-	(*ListResourcesResponse)(nil),         // 30: toolgate.plugin.v1.ListResourcesResponse
-	(*ListResourceTemplatesRequest)(nil),  // 31: toolgate.plugin.v1.ListResourceTemplatesRequest
-	(*ListResourceTemplatesResponse)(nil), // 32: toolgate.plugin.v1.ListResourceTemplatesResponse
-	(*ReadResourceRequest)(nil),           // 33: toolgate.plugin.v1.ReadResourceRequest
-	(*ReadResourceResponse)(nil),          // 34: toolgate.plugin.v1.ReadResourceResponse
-	(*Prompt)(nil),                        // 35: toolgate.plugin.v1.Prompt
-	(*PromptArgument)(nil),                // 36: toolgate.plugin.v1.PromptArgument
-	(*ListPromptsRequest)(nil),            // 37: toolgate.plugin.v1.ListPromptsRequest
-	(*ListPromptsResponse)(nil),           // 38: toolgate.plugin.v1.ListPromptsResponse
-	(*GetPromptRequest)(nil),              // 39: toolgate.plugin.v1.GetPromptRequest
-	(*GetPromptResponse)(nil),             // 40: toolgate.plugin.v1.GetPromptResponse
-	(*PromptMessage)(nil),                 // 41: toolgate.plugin.v1.PromptMessage
-	(*WatchRequest)(nil),                  // 42: toolgate.plugin.v1.WatchRequest
-	(*WatchEvent)(nil),                    // 43: toolgate.plugin.v1.WatchEvent
-	(*ListChanged)(nil),                   // 44: toolgate.plugin.v1.ListChanged
-	(*ResourceUpdated)(nil),               // 45: toolgate.plugin.v1.ResourceUpdated
-	(*HealthRequest)(nil),                 // 46: toolgate.plugin.v1.HealthRequest
-	(*HealthResponse)(nil),                // 47: toolgate.plugin.v1.HealthResponse
-	(*StopRequest)(nil),                   // 48: toolgate.plugin.v1.StopRequest
-	(*StopResponse)(nil),                  // 49: toolgate.plugin.v1.StopResponse
-	nil,                                   // 50: toolgate.plugin.v1.Tool.LabelsEntry
-	nil,                                   // 51: toolgate.plugin.v1.GetPromptRequest.ArgumentsEntry
+	(*ClientWanted)(nil),                  // 17: toolgate.plugin.v1.ClientWanted
+	(*Progress)(nil),                      // 18: toolgate.plugin.v1.Progress
+	(*LogMessage)(nil),                    // 19: toolgate.plugin.v1.LogMessage
+	(*CallToolResult)(nil),                // 20: toolgate.plugin.v1.CallToolResult
+	(*Content)(nil),                       // 21: toolgate.plugin.v1.Content
+	(*TextContent)(nil),                   // 22: toolgate.plugin.v1.TextContent
+	(*ImageContent)(nil),                  // 23: toolgate.plugin.v1.ImageContent
+	(*AudioContent)(nil),                  // 24: toolgate.plugin.v1.AudioContent
+	(*EmbeddedResource)(nil),              // 25: toolgate.plugin.v1.EmbeddedResource
+	(*ResourceLink)(nil),                  // 26: toolgate.plugin.v1.ResourceLink
+	(*ResourceContents)(nil),              // 27: toolgate.plugin.v1.ResourceContents
+	(*Resource)(nil),                      // 28: toolgate.plugin.v1.Resource
+	(*ResourceTemplate)(nil),              // 29: toolgate.plugin.v1.ResourceTemplate
+	(*ListResourcesRequest)(nil),          // 30: toolgate.plugin.v1.ListResourcesRequest
+	(*ListResourcesResponse)(nil),         // 31: toolgate.plugin.v1.ListResourcesResponse
+	(*ListResourceTemplatesRequest)(nil),  // 32: toolgate.plugin.v1.ListResourceTemplatesRequest
+	(*ListResourceTemplatesResponse)(nil), // 33: toolgate.plugin.v1.ListResourceTemplatesResponse
+	(*ReadResourceRequest)(nil),           // 34: toolgate.plugin.v1.ReadResourceRequest
+	(*ReadResourceResponse)(nil),          // 35: toolgate.plugin.v1.ReadResourceResponse
+	(*Prompt)(nil),                        // 36: toolgate.plugin.v1.Prompt
+	(*PromptArgument)(nil),                // 37: toolgate.plugin.v1.PromptArgument
+	(*ListPromptsRequest)(nil),            // 38: toolgate.plugin.v1.ListPromptsRequest
+	(*ListPromptsResponse)(nil),           // 39: toolgate.plugin.v1.ListPromptsResponse
+	(*GetPromptRequest)(nil),              // 40: toolgate.plugin.v1.GetPromptRequest
+	(*GetPromptResponse)(nil),             // 41: toolgate.plugin.v1.GetPromptResponse
+	(*PromptMessage)(nil),                 // 42: toolgate.plugin.v1.PromptMessage
+	(*WatchRequest)(nil),                  // 43: toolgate.plugin.v1.WatchRequest
+	(*WatchEvent)(nil),                    // 44: toolgate.plugin.v1.WatchEvent
+	(*ListChanged)(nil),                   // 45: toolgate.plugin.v1.ListChanged
+	(*ResourceUpdated)(nil),               // 46: toolgate.plugin.v1.ResourceUpdated
+	(*HealthRequest)(nil),                 // 47: toolgate.plugin.v1.HealthRequest
+	(*HealthResponse)(nil),                // 48: toolgate.plugin.v1.HealthResponse
+	(*StopRequest)(nil),                   // 49: toolgate.plugin.v1.StopRequest
+	(*StopResponse)(nil),                  // 50: toolgate.plugin.v1.StopResponse
+	nil,                                   // 51: toolgate.plugin.v1.Tool.LabelsEntry
+	nil,                                   // 52: toolgate.plugin.v1.GetPromptRequest.ArgumentsEntry
 }
 var file_toolgate_plugin_v1_plugin_proto_depIdxs = []int32{
 	7,  // 0: toolgate.plugin.v1.GetInfoResponse.capabilities:type_name -> toolgate.plugin.v1.Capabilities
 	10, // 1: toolgate.plugin.v1.ConfigureResponse.errors:type_name -> toolgate.plugin.v1.FieldError
 	13, // 2: toolgate.plugin.v1.ListToolsResponse.tools:type_name -> toolgate.plugin.v1.Tool
 	14, // 3: toolgate.plugin.v1.Tool.annotations:type_name -> toolgate.plugin.v1.ToolAnnotations
-	50, // 4: toolgate.plugin.v1.Tool.labels:type_name -> toolgate.plugin.v1.Tool.LabelsEntry
+	51, // 4: toolgate.plugin.v1.Tool.labels:type_name -> toolgate.plugin.v1.Tool.LabelsEntry
 	2,  // 5: toolgate.plugin.v1.CallToolRequest.client_capabilities:type_name -> toolgate.plugin.v1.ClientCapabilities
-	17, // 6: toolgate.plugin.v1.CallToolEvent.progress:type_name -> toolgate.plugin.v1.Progress
-	18, // 7: toolgate.plugin.v1.CallToolEvent.log:type_name -> toolgate.plugin.v1.LogMessage
-	19, // 8: toolgate.plugin.v1.CallToolEvent.result:type_name -> toolgate.plugin.v1.CallToolResult
-	20, // 9: toolgate.plugin.v1.CallToolResult.content:type_name -> toolgate.plugin.v1.Content
-	21, // 10: toolgate.plugin.v1.Content.text:type_name -> toolgate.plugin.v1.TextContent
-	22, // 11: toolgate.plugin.v1.Content.image:type_name -> toolgate.plugin.v1.ImageContent
-	23, // 12: toolgate.plugin.v1.Content.audio:type_name -> toolgate.plugin.v1.AudioContent
-	24, // 13: toolgate.plugin.v1.Content.resource:type_name -> toolgate.plugin.v1.EmbeddedResource
-	25, // 14: toolgate.plugin.v1.Content.resource_link:type_name -> toolgate.plugin.v1.ResourceLink
-	26, // 15: toolgate.plugin.v1.EmbeddedResource.resource:type_name -> toolgate.plugin.v1.ResourceContents
-	27, // 16: toolgate.plugin.v1.ListResourcesResponse.resources:type_name -> toolgate.plugin.v1.Resource
-	28, // 17: toolgate.plugin.v1.ListResourceTemplatesResponse.templates:type_name -> toolgate.plugin.v1.ResourceTemplate
-	26, // 18: toolgate.plugin.v1.ReadResourceResponse.contents:type_name -> toolgate.plugin.v1.ResourceContents
-	36, // 19: toolgate.plugin.v1.Prompt.arguments:type_name -> toolgate.plugin.v1.PromptArgument
-	35, // 20: toolgate.plugin.v1.ListPromptsResponse.prompts:type_name -> toolgate.plugin.v1.Prompt
-	51, // 21: toolgate.plugin.v1.GetPromptRequest.arguments:type_name -> toolgate.plugin.v1.GetPromptRequest.ArgumentsEntry
-	41, // 22: toolgate.plugin.v1.GetPromptResponse.messages:type_name -> toolgate.plugin.v1.PromptMessage
-	20, // 23: toolgate.plugin.v1.PromptMessage.content:type_name -> toolgate.plugin.v1.Content
-	44, // 24: toolgate.plugin.v1.WatchEvent.tools_changed:type_name -> toolgate.plugin.v1.ListChanged
-	44, // 25: toolgate.plugin.v1.WatchEvent.resources_changed:type_name -> toolgate.plugin.v1.ListChanged
-	44, // 26: toolgate.plugin.v1.WatchEvent.prompts_changed:type_name -> toolgate.plugin.v1.ListChanged
-	45, // 27: toolgate.plugin.v1.WatchEvent.resource_updated:type_name -> toolgate.plugin.v1.ResourceUpdated
-	18, // 28: toolgate.plugin.v1.WatchEvent.log:type_name -> toolgate.plugin.v1.LogMessage
-	5,  // 29: toolgate.plugin.v1.Plugin.GetInfo:input_type -> toolgate.plugin.v1.GetInfoRequest
-	8,  // 30: toolgate.plugin.v1.Plugin.Configure:input_type -> toolgate.plugin.v1.ConfigureRequest
-	11, // 31: toolgate.plugin.v1.Plugin.ListTools:input_type -> toolgate.plugin.v1.ListToolsRequest
-	15, // 32: toolgate.plugin.v1.Plugin.CallTool:input_type -> toolgate.plugin.v1.CallToolRequest
-	29, // 33: toolgate.plugin.v1.Plugin.ListResources:input_type -> toolgate.plugin.v1.ListResourcesRequest
-	31, // 34: toolgate.plugin.v1.Plugin.ListResourceTemplates:input_type -> toolgate.plugin.v1.ListResourceTemplatesRequest
-	33, // 35: toolgate.plugin.v1.Plugin.ReadResource:input_type -> toolgate.plugin.v1.ReadResourceRequest
-	37, // 36: toolgate.plugin.v1.Plugin.ListPrompts:input_type -> toolgate.plugin.v1.ListPromptsRequest
-	39, // 37: toolgate.plugin.v1.Plugin.GetPrompt:input_type -> toolgate.plugin.v1.GetPromptRequest
-	42, // 38: toolgate.plugin.v1.Plugin.Watch:input_type -> toolgate.plugin.v1.WatchRequest
-	46, // 39: toolgate.plugin.v1.Plugin.Health:input_type -> toolgate.plugin.v1.HealthRequest
-	48, // 40: toolgate.plugin.v1.Plugin.Stop:input_type -> toolgate.plugin.v1.StopRequest
-	3,  // 41: toolgate.plugin.v1.Plugin.RootsChanged:input_type -> toolgate.plugin.v1.RootsChangedRequest
-	0,  // 42: toolgate.plugin.v1.ClientCallbacks.Request:input_type -> toolgate.plugin.v1.ClientRequest
-	6,  // 43: toolgate.plugin.v1.Plugin.GetInfo:output_type -> toolgate.plugin.v1.GetInfoResponse
-	9,  // 44: toolgate.plugin.v1.Plugin.Configure:output_type -> toolgate.plugin.v1.ConfigureResponse
-	12, // 45: toolgate.plugin.v1.Plugin.ListTools:output_type -> toolgate.plugin.v1.ListToolsResponse
-	16, // 46: toolgate.plugin.v1.Plugin.CallTool:output_type -> toolgate.plugin.v1.CallToolEvent
-	30, // 47: toolgate.plugin.v1.Plugin.ListResources:output_type -> toolgate.plugin.v1.ListResourcesResponse
-	32, // 48: toolgate.plugin.v1.Plugin.ListResourceTemplates:output_type -> toolgate.plugin.v1.ListResourceTemplatesResponse
-	34, // 49: toolgate.plugin.v1.Plugin.ReadResource:output_type -> toolgate.plugin.v1.ReadResourceResponse
-	38, // 50: toolgate.plugin.v1.Plugin.ListPrompts:output_type -> toolgate.plugin.v1.ListPromptsResponse
-	40, // 51: toolgate.plugin.v1.Plugin.GetPrompt:output_type -> toolgate.plugin.v1.GetPromptResponse
-	43, // 52: toolgate.plugin.v1.Plugin.Watch:output_type -> toolgate.plugin.v1.WatchEvent
-	47, // 53: toolgate.plugin.v1.Plugin.Health:output_type -> toolgate.plugin.v1.HealthResponse
-	49, // 54: toolgate.plugin.v1.Plugin.Stop:output_type -> toolgate.plugin.v1.StopResponse
-	4,  // 55: toolgate.plugin.v1.Plugin.RootsChanged:output_type -> toolgate.plugin.v1.RootsChangedResponse
-	1,  // 56: toolgate.plugin.v1.ClientCallbacks.Request:output_type -> toolgate.plugin.v1.ClientResponse
-	43, // [43:57] is the sub-list for method output_type
-	29, // [29:43] is the sub-list for method input_type
-	29, // [29:29] is the sub-list for extension type_name
-	29, // [29:29] is the sub-list for extension extendee
-	0,  // [0:29] is the sub-list for field type_name
+	18, // 6: toolgate.plugin.v1.CallToolEvent.progress:type_name -> toolgate.plugin.v1.Progress
+	19, // 7: toolgate.plugin.v1.CallToolEvent.log:type_name -> toolgate.plugin.v1.LogMessage
+	20, // 8: toolgate.plugin.v1.CallToolEvent.result:type_name -> toolgate.plugin.v1.CallToolResult
+	17, // 9: toolgate.plugin.v1.CallToolEvent.client_wanted:type_name -> toolgate.plugin.v1.ClientWanted
+	21, // 10: toolgate.plugin.v1.CallToolResult.content:type_name -> toolgate.plugin.v1.Content
+	22, // 11: toolgate.plugin.v1.Content.text:type_name -> toolgate.plugin.v1.TextContent
+	23, // 12: toolgate.plugin.v1.Content.image:type_name -> toolgate.plugin.v1.ImageContent
+	24, // 13: toolgate.plugin.v1.Content.audio:type_name -> toolgate.plugin.v1.AudioContent
+	25, // 14: toolgate.plugin.v1.Content.resource:type_name -> toolgate.plugin.v1.EmbeddedResource
+	26, // 15: toolgate.plugin.v1.Content.resource_link:type_name -> toolgate.plugin.v1.ResourceLink
+	27, // 16: toolgate.plugin.v1.EmbeddedResource.resource:type_name -> toolgate.plugin.v1.ResourceContents
+	28, // 17: toolgate.plugin.v1.ListResourcesResponse.resources:type_name -> toolgate.plugin.v1.Resource
+	29, // 18: toolgate.plugin.v1.ListResourceTemplatesResponse.templates:type_name -> toolgate.plugin.v1.ResourceTemplate
+	27, // 19: toolgate.plugin.v1.ReadResourceResponse.contents:type_name -> toolgate.plugin.v1.ResourceContents
+	37, // 20: toolgate.plugin.v1.Prompt.arguments:type_name -> toolgate.plugin.v1.PromptArgument
+	36, // 21: toolgate.plugin.v1.ListPromptsResponse.prompts:type_name -> toolgate.plugin.v1.Prompt
+	52, // 22: toolgate.plugin.v1.GetPromptRequest.arguments:type_name -> toolgate.plugin.v1.GetPromptRequest.ArgumentsEntry
+	42, // 23: toolgate.plugin.v1.GetPromptResponse.messages:type_name -> toolgate.plugin.v1.PromptMessage
+	21, // 24: toolgate.plugin.v1.PromptMessage.content:type_name -> toolgate.plugin.v1.Content
+	45, // 25: toolgate.plugin.v1.WatchEvent.tools_changed:type_name -> toolgate.plugin.v1.ListChanged
+	45, // 26: toolgate.plugin.v1.WatchEvent.resources_changed:type_name -> toolgate.plugin.v1.ListChanged
+	45, // 27: toolgate.plugin.v1.WatchEvent.prompts_changed:type_name -> toolgate.plugin.v1.ListChanged
+	46, // 28: toolgate.plugin.v1.WatchEvent.resource_updated:type_name -> toolgate.plugin.v1.ResourceUpdated
+	19, // 29: toolgate.plugin.v1.WatchEvent.log:type_name -> toolgate.plugin.v1.LogMessage
+	5,  // 30: toolgate.plugin.v1.Plugin.GetInfo:input_type -> toolgate.plugin.v1.GetInfoRequest
+	8,  // 31: toolgate.plugin.v1.Plugin.Configure:input_type -> toolgate.plugin.v1.ConfigureRequest
+	11, // 32: toolgate.plugin.v1.Plugin.ListTools:input_type -> toolgate.plugin.v1.ListToolsRequest
+	15, // 33: toolgate.plugin.v1.Plugin.CallTool:input_type -> toolgate.plugin.v1.CallToolRequest
+	30, // 34: toolgate.plugin.v1.Plugin.ListResources:input_type -> toolgate.plugin.v1.ListResourcesRequest
+	32, // 35: toolgate.plugin.v1.Plugin.ListResourceTemplates:input_type -> toolgate.plugin.v1.ListResourceTemplatesRequest
+	34, // 36: toolgate.plugin.v1.Plugin.ReadResource:input_type -> toolgate.plugin.v1.ReadResourceRequest
+	38, // 37: toolgate.plugin.v1.Plugin.ListPrompts:input_type -> toolgate.plugin.v1.ListPromptsRequest
+	40, // 38: toolgate.plugin.v1.Plugin.GetPrompt:input_type -> toolgate.plugin.v1.GetPromptRequest
+	43, // 39: toolgate.plugin.v1.Plugin.Watch:input_type -> toolgate.plugin.v1.WatchRequest
+	47, // 40: toolgate.plugin.v1.Plugin.Health:input_type -> toolgate.plugin.v1.HealthRequest
+	49, // 41: toolgate.plugin.v1.Plugin.Stop:input_type -> toolgate.plugin.v1.StopRequest
+	3,  // 42: toolgate.plugin.v1.Plugin.RootsChanged:input_type -> toolgate.plugin.v1.RootsChangedRequest
+	0,  // 43: toolgate.plugin.v1.ClientCallbacks.Request:input_type -> toolgate.plugin.v1.ClientRequest
+	6,  // 44: toolgate.plugin.v1.Plugin.GetInfo:output_type -> toolgate.plugin.v1.GetInfoResponse
+	9,  // 45: toolgate.plugin.v1.Plugin.Configure:output_type -> toolgate.plugin.v1.ConfigureResponse
+	12, // 46: toolgate.plugin.v1.Plugin.ListTools:output_type -> toolgate.plugin.v1.ListToolsResponse
+	16, // 47: toolgate.plugin.v1.Plugin.CallTool:output_type -> toolgate.plugin.v1.CallToolEvent
+	31, // 48: toolgate.plugin.v1.Plugin.ListResources:output_type -> toolgate.plugin.v1.ListResourcesResponse
+	33, // 49: toolgate.plugin.v1.Plugin.ListResourceTemplates:output_type -> toolgate.plugin.v1.ListResourceTemplatesResponse
+	35, // 50: toolgate.plugin.v1.Plugin.ReadResource:output_type -> toolgate.plugin.v1.ReadResourceResponse
+	39, // 51: toolgate.plugin.v1.Plugin.ListPrompts:output_type -> toolgate.plugin.v1.ListPromptsResponse
+	41, // 52: toolgate.plugin.v1.Plugin.GetPrompt:output_type -> toolgate.plugin.v1.GetPromptResponse
+	44, // 53: toolgate.plugin.v1.Plugin.Watch:output_type -> toolgate.plugin.v1.WatchEvent
+	48, // 54: toolgate.plugin.v1.Plugin.Health:output_type -> toolgate.plugin.v1.HealthResponse
+	50, // 55: toolgate.plugin.v1.Plugin.Stop:output_type -> toolgate.plugin.v1.StopResponse
+	4,  // 56: toolgate.plugin.v1.Plugin.RootsChanged:output_type -> toolgate.plugin.v1.RootsChangedResponse
+	1,  // 57: toolgate.plugin.v1.ClientCallbacks.Request:output_type -> toolgate.plugin.v1.ClientResponse
+	44, // [44:58] is the sub-list for method output_type
+	30, // [30:44] is the sub-list for method input_type
+	30, // [30:30] is the sub-list for extension type_name
+	30, // [30:30] is the sub-list for extension extendee
+	0,  // [0:30] is the sub-list for field type_name
 }
 
 func init() { file_toolgate_plugin_v1_plugin_proto_init() }
@@ -3388,19 +3448,20 @@ func file_toolgate_plugin_v1_plugin_proto_init() {
 		(*CallToolEvent_Progress)(nil),
 		(*CallToolEvent_Log)(nil),
 		(*CallToolEvent_Result)(nil),
+		(*CallToolEvent_ClientWanted)(nil),
 	}
-	file_toolgate_plugin_v1_plugin_proto_msgTypes[20].OneofWrappers = []any{
+	file_toolgate_plugin_v1_plugin_proto_msgTypes[21].OneofWrappers = []any{
 		(*Content_Text)(nil),
 		(*Content_Image)(nil),
 		(*Content_Audio)(nil),
 		(*Content_Resource)(nil),
 		(*Content_ResourceLink)(nil),
 	}
-	file_toolgate_plugin_v1_plugin_proto_msgTypes[26].OneofWrappers = []any{
+	file_toolgate_plugin_v1_plugin_proto_msgTypes[27].OneofWrappers = []any{
 		(*ResourceContents_Text)(nil),
 		(*ResourceContents_Blob)(nil),
 	}
-	file_toolgate_plugin_v1_plugin_proto_msgTypes[43].OneofWrappers = []any{
+	file_toolgate_plugin_v1_plugin_proto_msgTypes[44].OneofWrappers = []any{
 		(*WatchEvent_ToolsChanged)(nil),
 		(*WatchEvent_ResourcesChanged)(nil),
 		(*WatchEvent_PromptsChanged)(nil),
@@ -3413,7 +3474,7 @@ func file_toolgate_plugin_v1_plugin_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_toolgate_plugin_v1_plugin_proto_rawDesc), len(file_toolgate_plugin_v1_plugin_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   52,
+			NumMessages:   53,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

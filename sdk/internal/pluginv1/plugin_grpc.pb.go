@@ -624,10 +624,10 @@ const (
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 //
 // ClientCallbacks is served by the host to the plugin over go-plugin's
-// GRPCBroker, once per call: CallToolRequest.callback_broker_id names it, and
-// it asks the client of that call only. It ends with the call. Added in
-// protocol minor 2; the host serves it only to plugins that declared
-// client_callbacks.
+// GRPCBroker, once per call that asks: CallToolRequest.callback_broker_id
+// names it, the plugin's ClientWanted event starts it, and it asks the client
+// of that call only. It ends with the call. Added in protocol minor 2; the
+// host offers it only to plugins that declared client_callbacks.
 type ClientCallbacksClient interface {
 	// Request sends the client a server-to-client request (sampling/createMessage,
 	// elicitation/create, roots/list) and returns its answer.
@@ -657,10 +657,10 @@ func (c *clientCallbacksClient) Request(ctx context.Context, in *ClientRequest, 
 // for forward compatibility.
 //
 // ClientCallbacks is served by the host to the plugin over go-plugin's
-// GRPCBroker, once per call: CallToolRequest.callback_broker_id names it, and
-// it asks the client of that call only. It ends with the call. Added in
-// protocol minor 2; the host serves it only to plugins that declared
-// client_callbacks.
+// GRPCBroker, once per call that asks: CallToolRequest.callback_broker_id
+// names it, the plugin's ClientWanted event starts it, and it asks the client
+// of that call only. It ends with the call. Added in protocol minor 2; the
+// host offers it only to plugins that declared client_callbacks.
 type ClientCallbacksServer interface {
 	// Request sends the client a server-to-client request (sampling/createMessage,
 	// elicitation/create, roots/list) and returns its answer.

@@ -16,7 +16,10 @@ import (
 
 // A call's client reaches the plugin as a ClientCallbacks service the host
 // serves over go-plugin's broker for that call alone: a plugin can ask only
-// the client of a call in progress, and nothing of it outlives the call.
+// the client of a call in progress, and nothing of it outlives the call. The
+// host names a broker id with the call but serves nothing until the plugin
+// says it wants the client (a ClientWanted event on the call's stream), so a
+// call whose plugin never asks pays for no listener, connection or handshake.
 
 // peerServer is the host's ClientCallbacks service for one call.
 type peerServer struct {
@@ -38,12 +41,11 @@ func (s *peerServer) Request(ctx context.Context, req *pluginv1.ClientRequest) (
 	return nil, statusOf(err)
 }
 
-// servePeer serves peer on a new broker id until stop, which returns once the
+// servePeer serves peer on broker id until stop, which returns once the
 // listener and its server are gone. It returns once the plugin has been sent
-// where to dial, so the id is never handed out before; ok is false when the
-// broker could not listen, and nothing is served.
-func servePeer(broker *goplugin.GRPCBroker, peer protov1.Peer) (id uint32, stop func(), ok bool) {
-	id = broker.NextId()
+// where to dial; ok is false when the broker could not listen, and nothing is
+// served.
+func servePeer(broker *goplugin.GRPCBroker, id uint32, peer protov1.Peer) (stop func(), ok bool) {
 	var (
 		mu      sync.Mutex
 		srv     *grpc.Server
@@ -79,9 +81,38 @@ func servePeer(broker *goplugin.GRPCBroker, peer protov1.Peer) (id uint32, stop 
 	}
 	select {
 	case <-listening:
-		return id, stop, true
+		return stop, true
 	case <-done:
-		return 0, stop, false
+		return stop, false
+	}
+}
+
+// callPeer is the host's side of one call's client: the broker id it names,
+// served from the plugin's first ClientWanted until the call ends.
+type callPeer struct {
+	broker *goplugin.GRPCBroker
+	id     uint32
+	peer   protov1.Peer
+	stop   func()
+}
+
+// serve starts the service once; later ClientWanted events find it running.
+func (c *callPeer) serve() {
+	if c == nil || c.stop != nil {
+		return
+	}
+	stop, ok := servePeer(c.broker, c.id, c.peer)
+	c.stop = stop
+	if !ok {
+		// The plugin's dial then fails with a timeout it reports.
+		stop()
+		c.stop = func() {}
+	}
+}
+
+func (c *callPeer) end() {
+	if c != nil && c.stop != nil {
+		c.stop()
 	}
 }
 
@@ -108,13 +139,16 @@ func asksAnything(c protov1.PeerCapabilities) bool {
 }
 
 // remotePeer is a call's client as the plugin sees it: the host's
-// ClientCallbacks service for the call. The connection is dialled as the call
-// starts, since go-plugin forgets an id not dialled within seconds, and
-// closed when it ends.
+// ClientCallbacks service for the call, asked for and dialled with the first
+// request, and closed when the call ends.
 type remotePeer struct {
-	caps  protov1.PeerCapabilities
-	ready chan struct{} // closed when the dial is done
+	caps   protov1.PeerCapabilities
+	broker *goplugin.GRPCBroker
+	id     uint32
+	want   func() error // sends ClientWanted on the call's stream
+
 	mu    sync.Mutex
+	ready chan struct{} // made by the first request, closed when its dial is done
 	conn  *grpc.ClientConn
 	rpc   pluginv1.ClientCallbacksClient
 	err   error
@@ -123,10 +157,28 @@ type remotePeer struct {
 
 var _ protov1.Peer = (*remotePeer)(nil)
 
-func dialPeer(broker *goplugin.GRPCBroker, id uint32, caps protov1.PeerCapabilities) *remotePeer {
-	p := &remotePeer{caps: caps, ready: make(chan struct{})}
+func (p *remotePeer) Capabilities() protov1.PeerCapabilities { return p.caps }
+
+// connect asks the host to serve the call's client and dials it, once.
+func (p *remotePeer) connect() <-chan struct{} {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.ready != nil {
+		return p.ready
+	}
+	p.ready = make(chan struct{})
+	if p.ended {
+		p.err = errors.New("the call ended")
+		close(p.ready)
+		return p.ready
+	}
 	go func() {
-		conn, err := broker.Dial(id)
+		var conn *grpc.ClientConn
+		err := p.want()
+		if err == nil {
+			// Waits (go-plugin allows 5s) for where the host listens.
+			conn, err = p.broker.Dial(p.id)
+		}
 		p.mu.Lock()
 		defer p.mu.Unlock()
 		switch {
@@ -140,14 +192,12 @@ func dialPeer(broker *goplugin.GRPCBroker, id uint32, caps protov1.PeerCapabilit
 		}
 		close(p.ready)
 	}()
-	return p
+	return p.ready
 }
-
-func (p *remotePeer) Capabilities() protov1.PeerCapabilities { return p.caps }
 
 func (p *remotePeer) Request(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 	select {
-	case <-p.ready:
+	case <-p.connect():
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}

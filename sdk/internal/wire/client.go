@@ -133,14 +133,13 @@ func (c *Client) CallTool(ctx context.Context, req *protov1.CallRequest, events 
 	pb := &pluginv1.CallToolRequest{
 		Name: req.Name, ArgumentsJson: req.Arguments, MetaJson: req.Meta, WantProgress: req.WantProgress,
 	}
-	// A call without a client to ask, or to a plugin that never asks, costs
-	// nothing more; otherwise its client is served for as long as it runs.
+	// The call's client is served only once the plugin asks for it (see
+	// callbacks.go), so a call whose plugin never asks costs nothing more.
+	var peer *callPeer
 	if req.Peer != nil && c.Broker != nil && asksAnything(req.Peer.Capabilities()) && c.servesCallbacks(ctx) {
-		id, stop, ok := servePeer(c.Broker, req.Peer)
-		defer stop()
-		if ok {
-			pb.CallbackBrokerId, pb.ClientCapabilities = id, capsToPB(req.Peer.Capabilities())
-		}
+		peer = &callPeer{broker: c.Broker, id: c.Broker.NextId(), peer: req.Peer}
+		defer peer.end()
+		pb.CallbackBrokerId, pb.ClientCapabilities = peer.id, capsToPB(req.Peer.Capabilities())
 	}
 	stream, err := c.RPC.CallTool(ctx, pb)
 	if err != nil {
@@ -165,6 +164,8 @@ func (c *Client) CallTool(ctx context.Context, req *protov1.CallRequest, events 
 			if events != nil {
 				events.Log(*logFromPB(e.Log))
 			}
+		case *pluginv1.CallToolEvent_ClientWanted:
+			peer.serve()
 		}
 	}
 }

@@ -166,7 +166,10 @@ func (s *Server) callTool(ctx context.Context, req *pluginv1.CallToolRequest, ev
 		Meta: raw(req.GetMetaJson()), WantProgress: req.GetWantProgress(),
 	}
 	if id := req.GetCallbackBrokerId(); id != 0 && s.Broker != nil {
-		peer := dialPeer(s.Broker, id, capsFromPB(req.GetClientCapabilities()))
+		peer := &remotePeer{caps: capsFromPB(req.GetClientCapabilities()), broker: s.Broker, id: id,
+			want: func() error {
+				return events.send(&pluginv1.CallToolEvent{Event: &pluginv1.CallToolEvent_ClientWanted{ClientWanted: &pluginv1.ClientWanted{}}})
+			}}
 		defer peer.end()
 		call.Peer = peer
 	}
