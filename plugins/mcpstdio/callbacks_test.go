@@ -31,6 +31,7 @@ func TestEverythingAsksTheCallingClient(t *testing.T) {
 		{"no client", testNoClient},
 		{"client never answers", testClientNeverAnswers},
 		{"two calls in flight", testAmbiguousCall},
+		{"roots changed", testRootsChanged},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, h) })
 	}
@@ -185,4 +186,22 @@ func testAmbiguousCall(t *testing.T, h *harness) {
 	}
 	cancel()
 	<-long
+}
+
+// A client's roots changed: the server hears notifications/roots/list_changed
+// and asks for the roots at once, outside any call, so no client is asked and
+// the server is told why.
+func testRootsChanged(t *testing.T, h *harness) {
+	unasked := func() int { return strings.Count(h.logs.String(), "server request with no client to ask: method=roots/list") }
+	before := unasked()
+	rw, ok := h.host.(protov1.RootsWatcher)
+	if !ok {
+		t.Fatal("the host's view of the plugin cannot pass on RootsChanged")
+	}
+	if err := rw.RootsChanged(context.Background()); err != nil {
+		t.Fatalf("RootsChanged: %v", err)
+	}
+	if !waitFor(5*time.Second, func() bool { return unasked() > before }) {
+		t.Errorf("the server did not ask for roots after notifications/roots/list_changed; plugin log:\n%s", h.logs.String())
+	}
 }
