@@ -67,11 +67,18 @@ func TestPluginAsksTheCallsClientOverTheBroker(t *testing.T) {
 
 func TestPluginWithoutAClientHearsWhy(t *testing.T) {
 	p := start(t)
-	for _, peer := range []protov1.Peer{nil, &plugintest.Peer{}} {
-		res, err := p.CallTool(context.Background(), &protov1.CallRequest{Name: "sample", Arguments: json.RawMessage(`{"text":"hi"}`), Peer: peer}, nil)
-		if err != nil || !res.IsError || !strings.Contains(res.Content[0].Text, "sampling/createMessage: no client to ask") &&
-			!strings.Contains(res.Content[0].Text, "does not support sampling") {
-			t.Errorf("peer %v: %+v, %v", peer, res, err)
+	for _, tc := range []struct {
+		name string
+		peer protov1.Peer
+		want string
+	}{
+		{"no client", nil, "sampling/createMessage: no client to ask"},
+		{"client that declared nothing", &plugintest.Peer{}, `the calling client does not support sampling (it did not declare the "sampling" capability)`},
+		{"client with roots only", &plugintest.Peer{ListRoots: plugintest.Answer(map[string]any{"roots": []any{}})}, "the calling client does not support sampling"},
+	} {
+		res, err := p.CallTool(context.Background(), &protov1.CallRequest{Name: "sample", Arguments: json.RawMessage(`{"text":"hi"}`), Peer: tc.peer}, nil)
+		if err != nil || !res.IsError || !strings.Contains(res.Content[0].Text, tc.want) {
+			t.Errorf("%s: %+v, %v; want an error result saying %q", tc.name, res, err, tc.want)
 		}
 	}
 }

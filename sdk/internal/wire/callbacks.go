@@ -167,8 +167,11 @@ func (p *remotePeer) connect() <-chan struct{} {
 		return p.ready
 	}
 	p.ready = make(chan struct{})
-	if p.ended {
+	if p.ended || p.id == 0 {
 		p.err = errors.New("the call ended")
+		if p.id == 0 {
+			p.err = errors.New("the host serves no client for this call")
+		}
 		close(p.ready)
 		return p.ready
 	}

@@ -135,11 +135,17 @@ func (c *Client) CallTool(ctx context.Context, req *protov1.CallRequest, events 
 	}
 	// The call's client is served only once the plugin asks for it (see
 	// callbacks.go), so a call whose plugin never asks costs nothing more.
+	// A client that declared nothing a plugin may ask is described all the
+	// same, so the plugin can say what it lacks.
 	var peer *callPeer
-	if req.Peer != nil && c.Broker != nil && asksAnything(req.Peer.Capabilities()) && c.servesCallbacks(ctx) {
-		peer = &callPeer{broker: c.Broker, id: c.Broker.NextId(), peer: req.Peer}
-		defer peer.end()
-		pb.CallbackBrokerId, pb.ClientCapabilities = peer.id, capsToPB(req.Peer.Capabilities())
+	if req.Peer != nil && c.Broker != nil && c.servesCallbacks(ctx) {
+		caps := req.Peer.Capabilities()
+		pb.ClientCapabilities = capsToPB(caps)
+		if asksAnything(caps) {
+			peer = &callPeer{broker: c.Broker, id: c.Broker.NextId(), peer: req.Peer}
+			defer peer.end()
+			pb.CallbackBrokerId = peer.id
+		}
 	}
 	stream, err := c.RPC.CallTool(ctx, pb)
 	if err != nil {

@@ -165,8 +165,8 @@ func (s *Server) callTool(ctx context.Context, req *pluginv1.CallToolRequest, ev
 		Name: req.GetName(), Arguments: raw(req.GetArgumentsJson()),
 		Meta: raw(req.GetMetaJson()), WantProgress: req.GetWantProgress(),
 	}
-	if id := req.GetCallbackBrokerId(); id != 0 && s.Broker != nil {
-		peer := &remotePeer{caps: capsFromPB(req.GetClientCapabilities()), broker: s.Broker, id: id,
+	if caps := req.GetClientCapabilities(); caps != nil && s.Broker != nil {
+		peer := &remotePeer{caps: capsFromPB(caps), broker: s.Broker, id: req.GetCallbackBrokerId(),
 			want: func() error {
 				return events.send(&pluginv1.CallToolEvent{Event: &pluginv1.CallToolEvent_ClientWanted{ClientWanted: &pluginv1.ClientWanted{}}})
 			}}
