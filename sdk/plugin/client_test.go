@@ -164,3 +164,38 @@ func TestUnansweredClientEndsWithTheCall(t *testing.T) {
 		t.Errorf("the call took %v to end", d)
 	}
 }
+
+// MCP sends one content block as an object and several as an array.
+func TestSamplingBlocksReadBothShapes(t *testing.T) {
+	var one, many plugin.SampleResult
+	if err := json.Unmarshal([]byte(`{"role":"assistant","model":"m","content":{"type":"text","text":"hi"}}`), &one); err != nil || one.Content.Text() != "hi" {
+		t.Errorf("one block: %+v, %v", one, err)
+	}
+	if err := json.Unmarshal([]byte(`{"content":[{"type":"text","text":"a"},{"type":"tool_use","id":"1","name":"f","input":{}}]}`), &many); err != nil ||
+		len(many.Content) != 2 || many.Content[1].Name != "f" || many.Content.Text() != "a" {
+		t.Errorf("two blocks: %+v, %v", many, err)
+	}
+	b, _ := json.Marshal(plugin.UserText("x"))
+	if string(b) != `{"role":"user","content":{"type":"text","text":"x"}}` {
+		t.Errorf("one block is written as an object: %s", b)
+	}
+}
+
+func FuzzSamplingBlocks(f *testing.F) {
+	f.Add([]byte(`{"type":"text","text":"hi"}`))
+	f.Add([]byte(`[{"type":"image","data":"AA==","mimeType":"image/png"}]`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var b plugin.SamplingBlocks
+		if json.Unmarshal(data, &b) != nil {
+			return
+		}
+		out, err := json.Marshal(b)
+		if err != nil {
+			t.Fatalf("re-encode %q: %v", data, err)
+		}
+		var again plugin.SamplingBlocks
+		if err := json.Unmarshal(out, &again); err != nil || len(again) != len(b) {
+			t.Fatalf("round trip of %q: %s, %v", data, out, err)
+		}
+	})
+}
