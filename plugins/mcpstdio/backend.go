@@ -164,6 +164,7 @@ func (b *Backend) closeWithin(grace time.Duration) {
 	s := b.sess
 	b.mu.Unlock()
 	if s != nil {
+		s.settle(grace)
 		s.stopWithin(grace)
 	}
 	b.wg.Wait()

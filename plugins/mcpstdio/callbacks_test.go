@@ -192,7 +192,9 @@ func testAmbiguousCall(t *testing.T, h *harness) {
 // and asks for the roots at once, outside any call, so no client is asked and
 // the server is told why.
 func testRootsChanged(t *testing.T, h *harness) {
-	unasked := func() int { return strings.Count(h.logs.String(), "server request with no client to ask: method=roots/list") }
+	unasked := func() int {
+		return strings.Count(h.logs.String(), "server request with no client to ask: method=roots/list")
+	}
 	before := unasked()
 	rw, ok := h.host.(protov1.RootsWatcher)
 	if !ok {

@@ -30,6 +30,9 @@ const (
 	// exitWait bounds how long a failed start waits for the server's exit
 	// status once the transport saw its stdout close.
 	exitWait = stderrGrace + time.Second
+	// settleTime is how long after initialize a polite stop waits before
+	// closing the server's stdin; see settle.
+	settleTime = 500 * time.Millisecond
 	// initialFetchRounds bounds refetching while the server keeps announcing
 	// changes during startup (it registers tools after initialize).
 	initialFetchRounds = 3
@@ -53,7 +56,10 @@ type session struct {
 	tr     *transport.Stdio
 	client *client.Client
 	info   *mcp.InitializeResult
-	emit   func(protov1.Event) // to the plugin's Watch streams
+	// initialized is when the server answered initialize; a stop waits out
+	// settleTime after it (see settle).
+	initialized time.Time
+	emit        func(protov1.Event) // to the plugin's Watch streams
 
 	ctx    context.Context // ends when the session stops
 	cancel context.CancelFunc
@@ -118,6 +124,7 @@ func startSession(ctx context.Context, cfg *config, log hclog.Logger, emit func(
 	if err != nil {
 		return nil, s.abort("initialize", err)
 	}
+	s.initialized = time.Now()
 	if err := s.fetchInitial(initCtx); err != nil {
 		return nil, s.abort("fetch lists", err)
 	}
@@ -158,6 +165,22 @@ func (s *session) abort(stage string, err error) error {
 
 // stop ends the server and every goroutine of the session.
 func (s *session) stop() { s.stopWithin(stopGrace) }
+
+// settle waits, within grace, until settleTime has passed since the server
+// initialized. Servers do work of their own just after initialize; the
+// client capabilities the plugin declares lead server-everything to ask for
+// roots 350 ms later, and a request of a server's own still pending at stdin
+// EOF keeps it running until it times out, so only SIGTERM would end it.
+func (s *session) settle(grace time.Duration) {
+	wait := min(time.Until(s.initialized.Add(settleTime)), grace)
+	if wait <= 0 {
+		return
+	}
+	select {
+	case <-time.After(wait):
+	case <-s.proc.exited:
+	}
+}
 
 func (s *session) stopWithin(grace time.Duration) {
 	s.stopOnce.Do(func() { close(s.stopping) })
