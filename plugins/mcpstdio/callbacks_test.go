@@ -207,3 +207,60 @@ func testRootsChanged(t *testing.T, h *harness) {
 		t.Errorf("the server did not ask for roots after notifications/roots/list_changed; plugin log:\n%s", h.logs.String())
 	}
 }
+
+// TestFixtureRequestsFindTheirCall uses a server that names the call its
+// request belongs to by progress token, and one that gives up on its request.
+func TestFixtureRequestsFindTheirCall(t *testing.T) {
+	h := start(t, fixture(t))
+	answer := plugintest.Answer(map[string]any{"role": "assistant", "model": "m", "content": map[string]any{"type": "text", "text": "from the right client"}})
+
+	t.Run("by progress token among several calls", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		other := make(chan error, 1)
+		go func() {
+			_, err := h.host.CallTool(ctx, &protov1.CallRequest{Name: "wait-for-cancel", Arguments: mustJSON(t, map[string]any{}),
+				Peer: &plugintest.Peer{CreateMessage: answer}}, nil)
+			other <- err
+		}()
+		defer func() { cancel(); <-other }()
+		if !waitFor(5*time.Second, func() bool { _, c := h.b.Tracked(); return c == 1 }) {
+			t.Fatal("the other call did not start")
+		}
+		peer := &plugintest.Peer{CreateMessage: answer}
+		res, err := h.callWith(t, &protov1.CallRequest{Name: "sample", Arguments: mustJSON(t, map[string]any{"text": "hi"}),
+			WantProgress: true, Peer: peer}, &plugintest.Events{})
+		if err != nil || res.IsError || textOf(res) != "sampled: from the right client" {
+			t.Fatalf("sample = %+v, %v", res, err)
+		}
+		if n := len(peer.Requests()); n != 1 {
+			t.Errorf("the calling client was asked %d times; want 1", n)
+		}
+	})
+
+	t.Run("server gives up while the call goes on", func(t *testing.T) {
+		released := make(chan struct{})
+		peer := &plugintest.Peer{CreateMessage: func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
+			<-ctx.Done()
+			close(released)
+			return nil, ctx.Err()
+		}}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() {
+			_, err := h.host.CallTool(ctx, &protov1.CallRequest{Name: "sample",
+				Arguments: mustJSON(t, map[string]any{"text": "hi", "timeoutMs": 300, "stay": true}), Peer: peer}, nil)
+			done <- err
+		}()
+		defer func() { cancel(); <-done }()
+		select {
+		case <-released:
+		case err := <-done:
+			t.Fatalf("the call ended (%v) before its client was released", err)
+		case <-time.After(5 * time.Second):
+			t.Fatal("the client was still being asked 5s after the server cancelled its request")
+		}
+		if _, c := h.b.Tracked(); c != 1 {
+			t.Errorf("%d calls running; want the call to go on", c)
+		}
+	})
+}

@@ -148,6 +148,8 @@ func (s *session) onNotification(n mcp.JSONRPCNotification) {
 			return
 		}
 		s.forwardLog(protov1.LogMessage{Level: l.Level, Logger: l.Logger, Data: present(l.Data)})
+	case string(mcp.MethodNotificationCancelled):
+		s.serverCancelled(n)
 	case mcp.MethodNotificationToolsListChanged:
 		s.markDirty(listTools)
 	case mcp.MethodNotificationResourcesListChanged:

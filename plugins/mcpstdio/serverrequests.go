@@ -55,7 +55,18 @@ func (s *session) onServerRequest(_ context.Context, req transport.JSONRPCReques
 		s.log.Debug("server request with no client to ask", "method", req.Method, "why", why)
 		return errorResponse(req.ID, protov1.CodeNoPeer, fmt.Sprintf("%s: no client to ask: %s", req.Method, why)), nil
 	}
-	result, err := protov1.AskPeer(route.ctx, route.peer, req.Method, params)
+	ctx, cancel := context.WithCancel(route.ctx)
+	defer cancel()
+	key := req.ID.String()
+	s.mu.Lock()
+	s.asking[key] = cancel
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.asking, key)
+		s.mu.Unlock()
+	}()
+	result, err := protov1.AskPeer(ctx, route.peer, req.Method, params)
 	var pe *protov1.PeerError
 	switch {
 	case err == nil:
@@ -64,8 +75,27 @@ func (s *session) onServerRequest(_ context.Context, req transport.JSONRPCReques
 		return errorResponse(req.ID, pe.Code, pe.Message), nil
 	case route.ctx.Err() != nil:
 		return errorResponse(req.ID, mcp.REQUEST_INTERRUPTED, fmt.Sprintf("%s: the call ended before its client answered", req.Method)), nil
+	case ctx.Err() != nil:
+		return errorResponse(req.ID, mcp.REQUEST_INTERRUPTED, fmt.Sprintf("%s: cancelled by the server", req.Method)), nil
 	}
 	return errorResponse(req.ID, mcp.INTERNAL_ERROR, fmt.Sprintf("%s: asking the client failed: %v", req.Method, err)), nil
+}
+
+// serverCancelled stops asking a client on behalf of a request the server
+// cancelled (it timed out, say), so the client's dialog or model call ends too.
+func (s *session) serverCancelled(n mcp.JSONRPCNotification) {
+	var c struct {
+		RequestID mcp.RequestId `json:"requestId"`
+	}
+	if !s.decodeParams(n, &c) {
+		return
+	}
+	s.mu.Lock()
+	cancel := s.asking[c.RequestID.String()]
+	s.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
 }
 
 // routeOf finds the call a server request belongs to, or says why none.

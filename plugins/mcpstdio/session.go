@@ -73,6 +73,7 @@ type session struct {
 	dirty     lists
 	routes    map[string]*callRoute // by progress token
 	running   map[*callRoute]struct{}
+	asking    map[string]context.CancelFunc // the server's requests a client is being asked, by request id
 
 	wake     chan struct{}
 	stopping chan struct{}
@@ -91,7 +92,7 @@ func startSession(ctx context.Context, cfg *config, log hclog.Logger, emit func(
 	log.Info("mcp server started", "command", cfg.command, "args", cfg.args, "pid", proc.cmd.Process.Pid)
 	s := &session{
 		cfg: cfg, log: log, proc: proc, emit: emit,
-		routes: map[string]*callRoute{}, running: map[*callRoute]struct{}{},
+		routes: map[string]*callRoute{}, running: map[*callRoute]struct{}{}, asking: map[string]context.CancelFunc{},
 		wake: make(chan struct{}, 1), stopping: make(chan struct{}),
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
