@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/goleak"
+
 	"github.com/toolgate/toolgate/sdk/plugin"
 	"github.com/toolgate/toolgate/sdk/plugintest"
 	"github.com/toolgate/toolgate/sdk/protov1"
@@ -146,9 +148,12 @@ func TestClientErrorReachesTheHandler(t *testing.T) {
 	}
 }
 
-// A client that never answers holds the call only as long as its context.
+// A client that never answers holds the call only as long as its context,
+// and nothing of the call's client outlives the call.
 func TestUnansweredClientEndsWithTheCall(t *testing.T) {
 	b := plugintest.ServePlugin(t, askingPlugin())
+	callWithPeer(t, b, nil, "roots", `{}`) // the connection's own goroutines
+	before := goleak.IgnoreCurrent()
 	peer := &plugintest.Peer{CreateMessage: func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
 		<-ctx.Done()
 		return nil, ctx.Err()
@@ -163,6 +168,7 @@ func TestUnansweredClientEndsWithTheCall(t *testing.T) {
 	if d := time.Since(begin); d > 2*time.Second {
 		t.Errorf("the call took %v to end", d)
 	}
+	goleak.VerifyNone(t, before)
 }
 
 // MCP sends one content block as an object and several as an array.
