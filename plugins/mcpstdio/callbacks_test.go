@@ -264,3 +264,22 @@ func TestFixtureRequestsFindTheirCall(t *testing.T) {
 		}
 	})
 }
+
+// TestPluginProcessAsksTheCallingClient runs the plugin as its own process,
+// as the gateway does: server-everything's sampling request crosses the
+// plugin process and go-plugin's broker to the Peer of the call.
+func TestPluginProcessAsksTheCallingClient(t *testing.T) {
+	p, _ := startPluginProcess(t)
+	peer := &plugintest.Peer{CreateMessage: plugintest.Answer(map[string]any{
+		"role": "assistant", "model": "m", "content": map[string]any{"type": "text", "text": "across two processes"}})}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := p.CallTool(ctx, &protov1.CallRequest{Name: "trigger-sampling-request",
+		Arguments: mustJSON(t, map[string]any{"prompt": "hi"}), Peer: peer}, &plugintest.Events{})
+	if err != nil || res.IsError || !strings.Contains(textOf(res), "across two processes") {
+		t.Fatalf("trigger-sampling-request = %+v, %v", res, err)
+	}
+	if err := p.RootsChanged(ctx); err != nil {
+		t.Errorf("RootsChanged: %v", err)
+	}
+}
