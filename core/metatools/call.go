@@ -89,7 +89,11 @@ func (h *Handlers) runCall(ctx context.Context, raw json.RawMessage, events prot
 		args = json.RawMessage("{}")
 	}
 	retry := t.Def.Annotations.IsReadOnly() || t.Def.Annotations.IsIdempotent()
-	res, err := sup.Call(callCtx, &protov1.CallRequest{Name: t.Def.Name, Arguments: args, WantProgress: wantsProgress(events)}, events, retry)
+	// The client the call came from, when the gateway can ask it things,
+	// goes with the call: the plugin may ask it for sampling, elicitation or
+	// roots while the call runs, and only then.
+	req := &protov1.CallRequest{Name: t.Def.Name, Arguments: args, WantProgress: wantsProgress(events), Peer: protov1.PeerFrom(ctx)}
+	res, err := sup.Call(callCtx, req, events, retry)
 	if err == nil {
 		return res, nil
 	}

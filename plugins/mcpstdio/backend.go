@@ -86,7 +86,7 @@ func (b *Backend) session() (*session, error) {
 // any MCP server may offer.
 func (b *Backend) GetInfo(context.Context) (protov1.Info, error) {
 	info := protov1.Info{Name: Name, Version: b.Version, ProtocolMinor: protov1.ProtocolMinor,
-		Capabilities: protov1.Capabilities{Tools: true, Watch: true, Progress: true},
+		Capabilities: protov1.Capabilities{Tools: true, Watch: true, Progress: true, ClientCallbacks: true},
 		ConfigSchema: configSchema}
 	if s, err := b.session(); err == nil {
 		caps := s.info.Capabilities
@@ -164,6 +164,7 @@ func (b *Backend) closeWithin(grace time.Duration) {
 	s := b.sess
 	b.mu.Unlock()
 	if s != nil {
+		s.settle(grace)
 		s.stopWithin(grace)
 	}
 	b.wg.Wait()
@@ -198,6 +199,16 @@ func (b *Backend) CallTool(ctx context.Context, req *protov1.CallRequest, events
 		}
 	}
 	return res, err
+}
+
+// RootsChanged tells the server that its client's roots changed
+// (notifications/roots/list_changed).
+func (b *Backend) RootsChanged(ctx context.Context) error {
+	s, err := b.session()
+	if err != nil {
+		return err
+	}
+	return s.rootsChanged(ctx)
 }
 
 // serverGoneWait bounds how long a call whose server died waits for the

@@ -41,7 +41,7 @@ func (s *session) callTool(ctx context.Context, req *protov1.CallRequest, events
 		params["_meta"] = meta
 	}
 
-	route := startRoute(token, events)
+	route := startRoute(ctx, token, events, req.Peer)
 	s.mu.Lock()
 	if token != "" {
 		s.routes[token] = route
@@ -148,6 +148,8 @@ func (s *session) onNotification(n mcp.JSONRPCNotification) {
 			return
 		}
 		s.forwardLog(protov1.LogMessage{Level: l.Level, Logger: l.Logger, Data: present(l.Data)})
+	case string(mcp.MethodNotificationCancelled):
+		s.serverCancelled(n)
 	case mcp.MethodNotificationToolsListChanged:
 		s.markDirty(listTools)
 	case mcp.MethodNotificationResourcesListChanged:

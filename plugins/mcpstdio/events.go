@@ -1,6 +1,7 @@
 package mcpstdio
 
 import (
+	"context"
 	"sync"
 
 	"github.com/toolgate/toolgate/sdk/protov1"
@@ -38,11 +39,14 @@ func (q *queue[T]) take() []T {
 }
 
 // callRoute is a running tool call as the notification reader sees it: where
-// its progress and log events go. Its delivering goroutine starts with the
-// first event, so the many calls that report nothing cost no goroutine.
+// its progress and log events go, and which client the server's requests
+// during the call go to. Its delivering goroutine starts with the first
+// event, so the many calls that report nothing cost no goroutine.
 type callRoute struct {
 	token  string // progress token sent with the call; empty when none was asked for
 	events protov1.CallEvents
+	ctx    context.Context // the call's: a request to its client ends with it
+	peer   protov1.Peer    // the call's client; nil when none can be asked
 	q      *queue[func(protov1.CallEvents)]
 	stop   chan struct{}
 	done   chan struct{}
@@ -52,8 +56,8 @@ type callRoute struct {
 	started bool // the goroutine runs, or finish has come and none may start
 }
 
-func startRoute(token string, events protov1.CallEvents) *callRoute {
-	return &callRoute{token: token, events: events, q: newQueue[func(protov1.CallEvents)](),
+func startRoute(ctx context.Context, token string, events protov1.CallEvents, peer protov1.Peer) *callRoute {
+	return &callRoute{token: token, events: events, ctx: ctx, peer: peer, q: newQueue[func(protov1.CallEvents)](),
 		stop: make(chan struct{}), done: make(chan struct{})}
 }
 

@@ -49,10 +49,11 @@ func testEverythingLists(t *testing.T, h *harness) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// 13 is what server-everything registers for a client that declares no
-	// roots, sampling or elicitation; it registers them after initialize.
-	if len(tools) != 13 {
-		t.Fatalf("got %d tools, want 13: %v", len(tools), toolNames(tools))
+	// 17 is what server-everything registers for a client that declares
+	// roots, sampling and elicitation but not tasks (13 without any); it
+	// registers them after initialize.
+	if len(tools) != 17 {
+		t.Fatalf("got %d tools, want 17: %v", len(tools), toolNames(tools))
 	}
 	for _, want := range []string{"echo", "get-tiny-image", "trigger-long-running-operation", "get-structured-content"} {
 		if !slices.Contains(toolNames(tools), want) {

@@ -30,6 +30,9 @@ const (
 	// exitWait bounds how long a failed start waits for the server's exit
 	// status once the transport saw its stdout close.
 	exitWait = stderrGrace + time.Second
+	// settleTime is how long after initialize a polite stop waits before
+	// closing the server's stdin; see settle.
+	settleTime = 500 * time.Millisecond
 	// initialFetchRounds bounds refetching while the server keeps announcing
 	// changes during startup (it registers tools after initialize).
 	initialFetchRounds = 3
@@ -53,7 +56,10 @@ type session struct {
 	tr     *transport.Stdio
 	client *client.Client
 	info   *mcp.InitializeResult
-	emit   func(protov1.Event) // to the plugin's Watch streams
+	// initialized is when the server answered initialize; a stop waits out
+	// settleTime after it (see settle).
+	initialized time.Time
+	emit        func(protov1.Event) // to the plugin's Watch streams
 
 	ctx    context.Context // ends when the session stops
 	cancel context.CancelFunc
@@ -67,6 +73,7 @@ type session struct {
 	dirty     lists
 	routes    map[string]*callRoute // by progress token
 	running   map[*callRoute]struct{}
+	asking    map[string]context.CancelFunc // the server's requests a client is being asked, by request id
 
 	wake     chan struct{}
 	stopping chan struct{}
@@ -85,7 +92,7 @@ func startSession(ctx context.Context, cfg *config, log hclog.Logger, emit func(
 	log.Info("mcp server started", "command", cfg.command, "args", cfg.args, "pid", proc.cmd.Process.Pid)
 	s := &session{
 		cfg: cfg, log: log, proc: proc, emit: emit,
-		routes: map[string]*callRoute{}, running: map[*callRoute]struct{}{},
+		routes: map[string]*callRoute{}, running: map[*callRoute]struct{}{}, asking: map[string]context.CancelFunc{},
 		wake: make(chan struct{}, 1), stopping: make(chan struct{}),
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
@@ -95,6 +102,9 @@ func startSession(ctx context.Context, cfg *config, log hclog.Logger, emit func(
 	if err := s.client.Start(s.ctx); err != nil {
 		return nil, s.abort("start client", err)
 	}
+	// After Start, which installs the client's own handler: requests from
+	// the server go to the client of the call they belong to, as raw JSON.
+	s.tr.SetRequestHandler(s.onServerRequest)
 
 	initCtx, cancel := context.WithTimeout(ctx, cfg.initTimeout)
 	defer cancel()
@@ -110,10 +120,12 @@ func startSession(ctx context.Context, cfg *config, log hclog.Logger, emit func(
 	s.info, err = s.client.Initialize(initCtx, mcp.InitializeRequest{Params: mcp.InitializeParams{
 		ProtocolVersion: cfg.protocolVersion,
 		ClientInfo:      mcp.Implementation{Name: "toolgate", Version: cfg.clientVersion},
+		Capabilities:    clientCapabilities(),
 	}})
 	if err != nil {
 		return nil, s.abort("initialize", err)
 	}
+	s.initialized = time.Now()
 	if err := s.fetchInitial(initCtx); err != nil {
 		return nil, s.abort("fetch lists", err)
 	}
@@ -154,6 +166,22 @@ func (s *session) abort(stage string, err error) error {
 
 // stop ends the server and every goroutine of the session.
 func (s *session) stop() { s.stopWithin(stopGrace) }
+
+// settle waits, within grace, until settleTime has passed since the server
+// initialized. Servers do work of their own just after initialize; the
+// client capabilities the plugin declares lead server-everything to ask for
+// roots 350 ms later, and a request of a server's own still pending at stdin
+// EOF keeps it running until it times out, so only SIGTERM would end it.
+func (s *session) settle(grace time.Duration) {
+	wait := min(time.Until(s.initialized.Add(settleTime)), grace)
+	if wait <= 0 {
+		return
+	}
+	select {
+	case <-time.After(wait):
+	case <-s.proc.exited:
+	}
+}
 
 func (s *session) stopWithin(grace time.Duration) {
 	s.stopOnce.Do(func() { close(s.stopping) })

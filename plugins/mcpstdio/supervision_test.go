@@ -50,6 +50,8 @@ func TestStopClosesTheServersStdinFirst(t *testing.T) {
 	server := testparts.NodeBin(t, "mcp-server-everything")
 	h := start(t, map[string]any{"command": "sh", "args": []string{"-c",
 		`"$0" stdio; echo "exit $?" > "$1"`, server, record}})
+	// At once after the start: server-everything asks its client for roots
+	// 350 ms after initialize, and exits on EOF only once that was answered.
 	st, ok := h.host.(protov1.Stopper)
 	if !ok {
 		t.Fatalf("%T has no Stop", h.host)

@@ -65,6 +65,11 @@ type Plugin struct {
 	// few misses. It must answer within ctx. Nil means the plugin is healthy
 	// while its process answers.
 	Health func(ctx context.Context) error
+
+	// RootsChanged, when set, is called when a client's roots changed (MCP
+	// notifications/roots/list_changed); a handler reads them with
+	// Call.Roots during its next call.
+	RootsChanged func(ctx context.Context) error
 }
 
 // Tool is one tool: its definition and the handler that runs it.
@@ -85,14 +90,16 @@ type Prompt struct {
 	Render func(ctx context.Context, args map[string]string) (*PromptResult, error)
 }
 
-// Call is the running call a handler serves: its raw request and the channel
-// back to the client for progress and log messages.
+// Call is the running call a handler serves: its raw request, the channel
+// back to the client for progress and log messages, and the client itself,
+// to ask for sampling, elicitation and roots (Sample, Elicit, Roots).
 type Call struct {
 	Name      string
 	Arguments json.RawMessage
 	Meta      json.RawMessage
 	events    protov1.CallEvents
 	progress  bool
+	peer      protov1.Peer
 }
 
 // Progress reports how far the call is. total may be 0 when unknown. It is a
@@ -185,9 +192,18 @@ func (b *backend) GetInfo(context.Context) (protov1.Info, error) {
 		Capabilities: protov1.Capabilities{
 			Tools: len(b.p.Tools) > 0, Resources: len(b.p.Resources) > 0,
 			Prompts: len(b.p.Prompts) > 0, Progress: true,
+			// A handler may ask its caller; one that never does costs nothing.
+			ClientCallbacks: len(b.p.Tools) > 0,
 		},
 		ConfigSchema: b.configSchema(),
 	}, nil
+}
+
+func (b *backend) RootsChanged(ctx context.Context) error {
+	if b.p.RootsChanged == nil {
+		return nil
+	}
+	return b.p.RootsChanged(ctx)
 }
 
 func (b *backend) Health(ctx context.Context) error {
@@ -251,7 +267,8 @@ func (b *backend) CallTool(ctx context.Context, req *protov1.CallRequest, events
 	if !ok {
 		return nil, protov1.NotFoundf("tool %q", req.Name)
 	}
-	return t.Handler(ctx, &Call{Name: req.Name, Arguments: req.Arguments, Meta: req.Meta, events: events, progress: req.WantProgress})
+	return t.Handler(ctx, &Call{Name: req.Name, Arguments: req.Arguments, Meta: req.Meta,
+		events: events, progress: req.WantProgress, peer: req.Peer})
 }
 
 func (b *backend) ListResources(context.Context) ([]protov1.Resource, error) {

@@ -187,6 +187,20 @@ func (p *Plugin) Ping(ctx context.Context) error {
 	return nil
 }
 
+// RootsChanged tells the plugin that a client's roots changed. A plugin that
+// does not take client callbacks is not told: the error wraps ErrUnsupported.
+func (p *Plugin) RootsChanged(ctx context.Context) error {
+	if err := p.wire.RootsChanged(ctx); err != nil {
+		return fmt.Errorf("plugin %q: roots changed: %w", p.name, err)
+	}
+	return nil
+}
+
+// ErrUnsupported is wrapped by the error of a request the plugin does not
+// serve (it was built against an older protocol minor, or did not declare the
+// capability).
+var ErrUnsupported = wire.ErrUnsupported
+
 // Stop ends the plugin politely: it asks the plugin to stop what it runs
 // (mcp-stdio closes its server's stdin, then sends SIGTERM), then to shut
 // down, and kills its whole process group only when grace has passed. It

@@ -41,7 +41,7 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func start(t *testing.T, env ...string) *pluginhost.Plugin {
+func start(t testing.TB, env ...string) *pluginhost.Plugin {
 	t.Helper()
 	p, err := pluginhost.Start(context.Background(), pluginhost.Config{
 		Name: "test", Path: testPlugin, Env: append([]string{"PATH=" + os.Getenv("PATH")}, env...),

@@ -64,3 +64,11 @@ type HealthChecker interface {
 type Stopper interface {
 	Stop(ctx context.Context) error
 }
+
+// RootsWatcher is implemented by a Backend that wants to know when a client's
+// roots changed (MCP notifications/roots/list_changed): mcp-stdio tells its
+// server, which asks again during the next call. Only plugins that declare
+// ClientCallbacks are told.
+type RootsWatcher interface {
+	RootsChanged(ctx context.Context) error
+}

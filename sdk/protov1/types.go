@@ -4,7 +4,16 @@ import "encoding/json"
 
 // ProtocolMinor is the revision of protocol v1 this SDK speaks. Additive changes
 // bump it; a plugin built against an older minor simply lacks the newer parts.
-const ProtocolMinor = 1
+//
+//   - 1: the config schema in Info.
+//   - 2: client callbacks: a call's Peer reaches the plugin over go-plugin's
+//     broker, and RootsChanged tells the plugin its clients' roots changed.
+const ProtocolMinor = 2
+
+// MinorClientCallbacks is the first minor whose plugins ask a call's client
+// through the host; the host offers an older plugin no client, whatever its
+// capabilities claim.
+const MinorClientCallbacks = 2
 
 // Info names a plugin and says which optional parts of the protocol it serves.
 type Info struct {
@@ -20,11 +29,13 @@ type Info struct {
 
 // Capabilities are the optional parts of the protocol a plugin serves.
 type Capabilities struct {
-	Tools           bool
-	Resources       bool
-	Prompts         bool
-	Watch           bool
-	Progress        bool
+	Tools     bool
+	Resources bool
+	Prompts   bool
+	Watch     bool
+	Progress  bool
+	// ClientCallbacks: the plugin may ask a call's client (CallRequest.Peer)
+	// for sampling, elicitation and roots, and wants RootsChanged.
 	ClientCallbacks bool
 }
 
@@ -119,6 +130,12 @@ type CallRequest struct {
 	Arguments    json.RawMessage
 	Meta         json.RawMessage
 	WantProgress bool
+	// Peer is the client the call came from, for the plugin to ask things
+	// while the call runs (see AskPeer); nil when no client can be asked.
+	// The host sets it from the call's context (PeerFrom) and carries it to
+	// the plugin over go-plugin's broker for this call only; in-process it is
+	// passed as is.
+	Peer Peer
 }
 
 // Progress is one progress report of a running call.

@@ -1,7 +1,9 @@
 // An MCP stdio server built on the official TypeScript SDK, for what the
 // reference servers do not do on demand: change its lists while running,
 // log during a call, announce resource updates, return audio and annotated
-// content, and write stray non-JSON lines to stdout.
+// content, write stray non-JSON lines to stdout, and ask its client for a
+// sampling that names the call it belongs to by progress token, or gives up on
+// it after a timeout while the call goes on.
 //
 // MCP_SDK_DIR must name the installed @modelcontextprotocol/sdk package.
 import { pathToFileURL } from "node:url";
@@ -24,6 +26,8 @@ const tools = [
   { name: "touch-resource", description: "Announce that a resource changed.", inputSchema: obj({ uri: { type: "string" } }, ["uri"]) },
   { name: "wait-for-cancel", description: "Answer only when cancelled; say so on stderr.", inputSchema: obj() },
   { name: "noise", description: "Print a non-JSON line to stdout, then answer.", inputSchema: obj() },
+  { name: "sample", description: "Ask the client to sample, naming the call by its progress token; give up after timeoutMs.",
+    inputSchema: obj({ text: { type: "string" }, timeoutMs: { type: "number" }, stay: { type: "boolean" } }) },
   { name: "rich", description: "Answer with every kind of content.", inputSchema: obj(),
     outputSchema: obj({ ok: { type: "boolean" } }), annotations: { readOnlyHint: true, idempotentHint: true },
     _meta: { "example.com/tool": 1 } },
@@ -64,6 +68,20 @@ server.setRequestHandler(types.CallToolRequestSchema, async (req, extra) => {
       await new Promise((resolve) => extra.signal.addEventListener("abort", resolve));
       process.stderr.write(`cancelled request ${extra.requestId}: ${extra.signal.reason}\n`);
       return text("too late");
+    case "sample": {
+      const token = req.params._meta?.progressToken;
+      const params = { messages: [{ role: "user", content: { type: "text", text: args.text ?? "" } }], maxTokens: 5 };
+      if (token !== undefined) params._meta = { progressToken: token };
+      try {
+        const res = await extra.sendRequest({ method: "sampling/createMessage", params }, types.CreateMessageResultSchema,
+          { timeout: args.timeoutMs ?? 60000 });
+        return text(`sampled: ${res.content.text}`);
+      } catch (err) {
+        // With stay, the call goes on after giving up, until it is cancelled.
+        if (args.stay) await new Promise((resolve) => extra.signal.addEventListener("abort", resolve));
+        throw err;
+      }
+    }
     case "noise":
       process.stdout.write("debug: this line is not JSON\n");
       return text("quiet again");

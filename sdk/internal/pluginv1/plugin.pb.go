@@ -27,6 +27,286 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+type ClientRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Method        string                 `protobuf:"bytes,1,opt,name=method,proto3" json:"method,omitempty"`
+	ParamsJson    []byte                 `protobuf:"bytes,2,opt,name=params_json,json=paramsJson,proto3" json:"params_json,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ClientRequest) Reset() {
+	*x = ClientRequest{}
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ClientRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ClientRequest) ProtoMessage() {}
+
+func (x *ClientRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ClientRequest.ProtoReflect.Descriptor instead.
+func (*ClientRequest) Descriptor() ([]byte, []int) {
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *ClientRequest) GetMethod() string {
+	if x != nil {
+		return x.Method
+	}
+	return ""
+}
+
+func (x *ClientRequest) GetParamsJson() []byte {
+	if x != nil {
+		return x.ParamsJson
+	}
+	return nil
+}
+
+// ClientResponse is the client's result, or its JSON-RPC error (error_code
+// non-zero). A request the client could not be asked (no such capability)
+// has error_code -32601.
+type ClientResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	ResultJson    []byte                 `protobuf:"bytes,1,opt,name=result_json,json=resultJson,proto3" json:"result_json,omitempty"`
+	ErrorCode     int32                  `protobuf:"varint,2,opt,name=error_code,json=errorCode,proto3" json:"error_code,omitempty"`
+	ErrorMessage  string                 `protobuf:"bytes,3,opt,name=error_message,json=errorMessage,proto3" json:"error_message,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ClientResponse) Reset() {
+	*x = ClientResponse{}
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ClientResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ClientResponse) ProtoMessage() {}
+
+func (x *ClientResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ClientResponse.ProtoReflect.Descriptor instead.
+func (*ClientResponse) Descriptor() ([]byte, []int) {
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *ClientResponse) GetResultJson() []byte {
+	if x != nil {
+		return x.ResultJson
+	}
+	return nil
+}
+
+func (x *ClientResponse) GetErrorCode() int32 {
+	if x != nil {
+		return x.ErrorCode
+	}
+	return 0
+}
+
+func (x *ClientResponse) GetErrorMessage() string {
+	if x != nil {
+		return x.ErrorMessage
+	}
+	return ""
+}
+
+// ClientCapabilities is what the client of a call declared it answers.
+type ClientCapabilities struct {
+	state            protoimpl.MessageState `protogen:"open.v1"`
+	Sampling         bool                   `protobuf:"varint,1,opt,name=sampling,proto3" json:"sampling,omitempty"`
+	SamplingTools    bool                   `protobuf:"varint,2,opt,name=sampling_tools,json=samplingTools,proto3" json:"sampling_tools,omitempty"`
+	Elicitation      bool                   `protobuf:"varint,3,opt,name=elicitation,proto3" json:"elicitation,omitempty"`
+	ElicitationForm  bool                   `protobuf:"varint,4,opt,name=elicitation_form,json=elicitationForm,proto3" json:"elicitation_form,omitempty"`
+	ElicitationUrl   bool                   `protobuf:"varint,5,opt,name=elicitation_url,json=elicitationUrl,proto3" json:"elicitation_url,omitempty"`
+	Roots            bool                   `protobuf:"varint,6,opt,name=roots,proto3" json:"roots,omitempty"`
+	RootsListChanged bool                   `protobuf:"varint,7,opt,name=roots_list_changed,json=rootsListChanged,proto3" json:"roots_list_changed,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (x *ClientCapabilities) Reset() {
+	*x = ClientCapabilities{}
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ClientCapabilities) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ClientCapabilities) ProtoMessage() {}
+
+func (x *ClientCapabilities) ProtoReflect() protoreflect.Message {
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ClientCapabilities.ProtoReflect.Descriptor instead.
+func (*ClientCapabilities) Descriptor() ([]byte, []int) {
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *ClientCapabilities) GetSampling() bool {
+	if x != nil {
+		return x.Sampling
+	}
+	return false
+}
+
+func (x *ClientCapabilities) GetSamplingTools() bool {
+	if x != nil {
+		return x.SamplingTools
+	}
+	return false
+}
+
+func (x *ClientCapabilities) GetElicitation() bool {
+	if x != nil {
+		return x.Elicitation
+	}
+	return false
+}
+
+func (x *ClientCapabilities) GetElicitationForm() bool {
+	if x != nil {
+		return x.ElicitationForm
+	}
+	return false
+}
+
+func (x *ClientCapabilities) GetElicitationUrl() bool {
+	if x != nil {
+		return x.ElicitationUrl
+	}
+	return false
+}
+
+func (x *ClientCapabilities) GetRoots() bool {
+	if x != nil {
+		return x.Roots
+	}
+	return false
+}
+
+func (x *ClientCapabilities) GetRootsListChanged() bool {
+	if x != nil {
+		return x.RootsListChanged
+	}
+	return false
+}
+
+type RootsChangedRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RootsChangedRequest) Reset() {
+	*x = RootsChangedRequest{}
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RootsChangedRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RootsChangedRequest) ProtoMessage() {}
+
+func (x *RootsChangedRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RootsChangedRequest.ProtoReflect.Descriptor instead.
+func (*RootsChangedRequest) Descriptor() ([]byte, []int) {
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{3}
+}
+
+type RootsChangedResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RootsChangedResponse) Reset() {
+	*x = RootsChangedResponse{}
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RootsChangedResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RootsChangedResponse) ProtoMessage() {}
+
+func (x *RootsChangedResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RootsChangedResponse.ProtoReflect.Descriptor instead.
+func (*RootsChangedResponse) Descriptor() ([]byte, []int) {
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{4}
+}
+
 type GetInfoRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	unknownFields protoimpl.UnknownFields
@@ -35,7 +315,7 @@ type GetInfoRequest struct {
 
 func (x *GetInfoRequest) Reset() {
 	*x = GetInfoRequest{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[0]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -47,7 +327,7 @@ func (x *GetInfoRequest) String() string {
 func (*GetInfoRequest) ProtoMessage() {}
 
 func (x *GetInfoRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[0]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -60,7 +340,7 @@ func (x *GetInfoRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetInfoRequest.ProtoReflect.Descriptor instead.
 func (*GetInfoRequest) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{0}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{5}
 }
 
 type GetInfoResponse struct {
@@ -80,7 +360,7 @@ type GetInfoResponse struct {
 
 func (x *GetInfoResponse) Reset() {
 	*x = GetInfoResponse{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[1]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -92,7 +372,7 @@ func (x *GetInfoResponse) String() string {
 func (*GetInfoResponse) ProtoMessage() {}
 
 func (x *GetInfoResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[1]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -105,7 +385,7 @@ func (x *GetInfoResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetInfoResponse.ProtoReflect.Descriptor instead.
 func (*GetInfoResponse) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{1}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *GetInfoResponse) GetName() string {
@@ -160,7 +440,7 @@ type Capabilities struct {
 
 func (x *Capabilities) Reset() {
 	*x = Capabilities{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[2]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -172,7 +452,7 @@ func (x *Capabilities) String() string {
 func (*Capabilities) ProtoMessage() {}
 
 func (x *Capabilities) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[2]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -185,7 +465,7 @@ func (x *Capabilities) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Capabilities.ProtoReflect.Descriptor instead.
 func (*Capabilities) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{2}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *Capabilities) GetTools() bool {
@@ -239,7 +519,7 @@ type ConfigureRequest struct {
 
 func (x *ConfigureRequest) Reset() {
 	*x = ConfigureRequest{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[3]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -251,7 +531,7 @@ func (x *ConfigureRequest) String() string {
 func (*ConfigureRequest) ProtoMessage() {}
 
 func (x *ConfigureRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[3]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -264,7 +544,7 @@ func (x *ConfigureRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConfigureRequest.ProtoReflect.Descriptor instead.
 func (*ConfigureRequest) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{3}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *ConfigureRequest) GetConfigJson() []byte {
@@ -283,7 +563,7 @@ type ConfigureResponse struct {
 
 func (x *ConfigureResponse) Reset() {
 	*x = ConfigureResponse{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[4]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -295,7 +575,7 @@ func (x *ConfigureResponse) String() string {
 func (*ConfigureResponse) ProtoMessage() {}
 
 func (x *ConfigureResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[4]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -308,7 +588,7 @@ func (x *ConfigureResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConfigureResponse.ProtoReflect.Descriptor instead.
 func (*ConfigureResponse) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{4}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *ConfigureResponse) GetErrors() []*FieldError {
@@ -330,7 +610,7 @@ type FieldError struct {
 
 func (x *FieldError) Reset() {
 	*x = FieldError{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[5]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -342,7 +622,7 @@ func (x *FieldError) String() string {
 func (*FieldError) ProtoMessage() {}
 
 func (x *FieldError) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[5]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -355,7 +635,7 @@ func (x *FieldError) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FieldError.ProtoReflect.Descriptor instead.
 func (*FieldError) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{5}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *FieldError) GetPath() string {
@@ -380,7 +660,7 @@ type ListToolsRequest struct {
 
 func (x *ListToolsRequest) Reset() {
 	*x = ListToolsRequest{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[6]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -392,7 +672,7 @@ func (x *ListToolsRequest) String() string {
 func (*ListToolsRequest) ProtoMessage() {}
 
 func (x *ListToolsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[6]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -405,7 +685,7 @@ func (x *ListToolsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListToolsRequest.ProtoReflect.Descriptor instead.
 func (*ListToolsRequest) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{6}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{11}
 }
 
 type ListToolsResponse struct {
@@ -417,7 +697,7 @@ type ListToolsResponse struct {
 
 func (x *ListToolsResponse) Reset() {
 	*x = ListToolsResponse{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[7]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -429,7 +709,7 @@ func (x *ListToolsResponse) String() string {
 func (*ListToolsResponse) ProtoMessage() {}
 
 func (x *ListToolsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[7]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -442,7 +722,7 @@ func (x *ListToolsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListToolsResponse.ProtoReflect.Descriptor instead.
 func (*ListToolsResponse) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{7}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *ListToolsResponse) GetTools() []*Tool {
@@ -468,7 +748,7 @@ type Tool struct {
 
 func (x *Tool) Reset() {
 	*x = Tool{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[8]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -480,7 +760,7 @@ func (x *Tool) String() string {
 func (*Tool) ProtoMessage() {}
 
 func (x *Tool) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[8]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -493,7 +773,7 @@ func (x *Tool) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Tool.ProtoReflect.Descriptor instead.
 func (*Tool) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{8}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *Tool) GetName() string {
@@ -566,7 +846,7 @@ type ToolAnnotations struct {
 
 func (x *ToolAnnotations) Reset() {
 	*x = ToolAnnotations{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[9]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -578,7 +858,7 @@ func (x *ToolAnnotations) String() string {
 func (*ToolAnnotations) ProtoMessage() {}
 
 func (x *ToolAnnotations) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[9]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -591,7 +871,7 @@ func (x *ToolAnnotations) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolAnnotations.ProtoReflect.Descriptor instead.
 func (*ToolAnnotations) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{9}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ToolAnnotations) GetTitle() string {
@@ -635,17 +915,20 @@ type CallToolRequest struct {
 	ArgumentsJson []byte                 `protobuf:"bytes,2,opt,name=arguments_json,json=argumentsJson,proto3" json:"arguments_json,omitempty"`
 	// The request's _meta (without the progress token, which the host keeps).
 	MetaJson []byte `protobuf:"bytes,3,opt,name=meta_json,json=metaJson,proto3" json:"meta_json,omitempty"`
-	// Broker id of the host's callback service for this call's session; 0 = none.
+	// Broker id the host serves ClientCallbacks on for this call, once the
+	// plugin sent ClientWanted; 0 = no client can be asked.
 	CallbackBrokerId uint32 `protobuf:"varint,4,opt,name=callback_broker_id,json=callbackBrokerId,proto3" json:"callback_broker_id,omitempty"`
 	// Whether the client asked for progress.
-	WantProgress  bool `protobuf:"varint,5,opt,name=want_progress,json=wantProgress,proto3" json:"want_progress,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	WantProgress bool `protobuf:"varint,5,opt,name=want_progress,json=wantProgress,proto3" json:"want_progress,omitempty"`
+	// What the call's client answers; set with callback_broker_id (minor 2).
+	ClientCapabilities *ClientCapabilities `protobuf:"bytes,6,opt,name=client_capabilities,json=clientCapabilities,proto3" json:"client_capabilities,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
 }
 
 func (x *CallToolRequest) Reset() {
 	*x = CallToolRequest{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[10]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -657,7 +940,7 @@ func (x *CallToolRequest) String() string {
 func (*CallToolRequest) ProtoMessage() {}
 
 func (x *CallToolRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[10]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -670,7 +953,7 @@ func (x *CallToolRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallToolRequest.ProtoReflect.Descriptor instead.
 func (*CallToolRequest) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{10}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *CallToolRequest) GetName() string {
@@ -708,6 +991,13 @@ func (x *CallToolRequest) GetWantProgress() bool {
 	return false
 }
 
+func (x *CallToolRequest) GetClientCapabilities() *ClientCapabilities {
+	if x != nil {
+		return x.ClientCapabilities
+	}
+	return nil
+}
+
 type CallToolEvent struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Types that are valid to be assigned to Event:
@@ -715,6 +1005,7 @@ type CallToolEvent struct {
 	//	*CallToolEvent_Progress
 	//	*CallToolEvent_Log
 	//	*CallToolEvent_Result
+	//	*CallToolEvent_ClientWanted
 	Event         isCallToolEvent_Event `protobuf_oneof:"event"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -722,7 +1013,7 @@ type CallToolEvent struct {
 
 func (x *CallToolEvent) Reset() {
 	*x = CallToolEvent{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[11]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -734,7 +1025,7 @@ func (x *CallToolEvent) String() string {
 func (*CallToolEvent) ProtoMessage() {}
 
 func (x *CallToolEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[11]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -747,7 +1038,7 @@ func (x *CallToolEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallToolEvent.ProtoReflect.Descriptor instead.
 func (*CallToolEvent) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{11}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *CallToolEvent) GetEvent() isCallToolEvent_Event {
@@ -784,6 +1075,15 @@ func (x *CallToolEvent) GetResult() *CallToolResult {
 	return nil
 }
 
+func (x *CallToolEvent) GetClientWanted() *ClientWanted {
+	if x != nil {
+		if x, ok := x.Event.(*CallToolEvent_ClientWanted); ok {
+			return x.ClientWanted
+		}
+	}
+	return nil
+}
+
 type isCallToolEvent_Event interface {
 	isCallToolEvent_Event()
 }
@@ -800,11 +1100,57 @@ type CallToolEvent_Result struct {
 	Result *CallToolResult `protobuf:"bytes,3,opt,name=result,proto3,oneof"`
 }
 
+type CallToolEvent_ClientWanted struct {
+	// The plugin is about to ask the call's client: the host starts serving
+	// ClientCallbacks on callback_broker_id, which the plugin then dials.
+	// Until then nothing is served, so a call whose plugin never asks costs
+	// nothing (minor 2).
+	ClientWanted *ClientWanted `protobuf:"bytes,4,opt,name=client_wanted,json=clientWanted,proto3,oneof"`
+}
+
 func (*CallToolEvent_Progress) isCallToolEvent_Event() {}
 
 func (*CallToolEvent_Log) isCallToolEvent_Event() {}
 
 func (*CallToolEvent_Result) isCallToolEvent_Event() {}
+
+func (*CallToolEvent_ClientWanted) isCallToolEvent_Event() {}
+
+type ClientWanted struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ClientWanted) Reset() {
+	*x = ClientWanted{}
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ClientWanted) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ClientWanted) ProtoMessage() {}
+
+func (x *ClientWanted) ProtoReflect() protoreflect.Message {
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ClientWanted.ProtoReflect.Descriptor instead.
+func (*ClientWanted) Descriptor() ([]byte, []int) {
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{17}
+}
 
 type Progress struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -817,7 +1163,7 @@ type Progress struct {
 
 func (x *Progress) Reset() {
 	*x = Progress{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[12]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -829,7 +1175,7 @@ func (x *Progress) String() string {
 func (*Progress) ProtoMessage() {}
 
 func (x *Progress) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[12]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -842,7 +1188,7 @@ func (x *Progress) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Progress.ProtoReflect.Descriptor instead.
 func (*Progress) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{12}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *Progress) GetProgress() float64 {
@@ -877,7 +1223,7 @@ type LogMessage struct {
 
 func (x *LogMessage) Reset() {
 	*x = LogMessage{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[13]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -889,7 +1235,7 @@ func (x *LogMessage) String() string {
 func (*LogMessage) ProtoMessage() {}
 
 func (x *LogMessage) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[13]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -902,7 +1248,7 @@ func (x *LogMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LogMessage.ProtoReflect.Descriptor instead.
 func (*LogMessage) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{13}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *LogMessage) GetLevel() string {
@@ -938,7 +1284,7 @@ type CallToolResult struct {
 
 func (x *CallToolResult) Reset() {
 	*x = CallToolResult{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[14]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -950,7 +1296,7 @@ func (x *CallToolResult) String() string {
 func (*CallToolResult) ProtoMessage() {}
 
 func (x *CallToolResult) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[14]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -963,7 +1309,7 @@ func (x *CallToolResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallToolResult.ProtoReflect.Descriptor instead.
 func (*CallToolResult) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{14}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *CallToolResult) GetContent() []*Content {
@@ -1013,7 +1359,7 @@ type Content struct {
 
 func (x *Content) Reset() {
 	*x = Content{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[15]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1025,7 +1371,7 @@ func (x *Content) String() string {
 func (*Content) ProtoMessage() {}
 
 func (x *Content) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[15]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1038,7 +1384,7 @@ func (x *Content) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Content.ProtoReflect.Descriptor instead.
 func (*Content) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{15}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *Content) GetKind() isContent_Kind {
@@ -1150,7 +1496,7 @@ type TextContent struct {
 
 func (x *TextContent) Reset() {
 	*x = TextContent{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[16]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1162,7 +1508,7 @@ func (x *TextContent) String() string {
 func (*TextContent) ProtoMessage() {}
 
 func (x *TextContent) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[16]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1175,7 +1521,7 @@ func (x *TextContent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TextContent.ProtoReflect.Descriptor instead.
 func (*TextContent) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{16}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *TextContent) GetText() string {
@@ -1195,7 +1541,7 @@ type ImageContent struct {
 
 func (x *ImageContent) Reset() {
 	*x = ImageContent{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[17]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1207,7 +1553,7 @@ func (x *ImageContent) String() string {
 func (*ImageContent) ProtoMessage() {}
 
 func (x *ImageContent) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[17]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1220,7 +1566,7 @@ func (x *ImageContent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ImageContent.ProtoReflect.Descriptor instead.
 func (*ImageContent) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{17}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *ImageContent) GetData() []byte {
@@ -1247,7 +1593,7 @@ type AudioContent struct {
 
 func (x *AudioContent) Reset() {
 	*x = AudioContent{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[18]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1259,7 +1605,7 @@ func (x *AudioContent) String() string {
 func (*AudioContent) ProtoMessage() {}
 
 func (x *AudioContent) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[18]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1272,7 +1618,7 @@ func (x *AudioContent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AudioContent.ProtoReflect.Descriptor instead.
 func (*AudioContent) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{18}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *AudioContent) GetData() []byte {
@@ -1298,7 +1644,7 @@ type EmbeddedResource struct {
 
 func (x *EmbeddedResource) Reset() {
 	*x = EmbeddedResource{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[19]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1310,7 +1656,7 @@ func (x *EmbeddedResource) String() string {
 func (*EmbeddedResource) ProtoMessage() {}
 
 func (x *EmbeddedResource) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[19]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1323,7 +1669,7 @@ func (x *EmbeddedResource) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EmbeddedResource.ProtoReflect.Descriptor instead.
 func (*EmbeddedResource) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{19}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *EmbeddedResource) GetResource() *ResourceContents {
@@ -1347,7 +1693,7 @@ type ResourceLink struct {
 
 func (x *ResourceLink) Reset() {
 	*x = ResourceLink{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[20]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1359,7 +1705,7 @@ func (x *ResourceLink) String() string {
 func (*ResourceLink) ProtoMessage() {}
 
 func (x *ResourceLink) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[20]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1372,7 +1718,7 @@ func (x *ResourceLink) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResourceLink.ProtoReflect.Descriptor instead.
 func (*ResourceLink) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{20}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *ResourceLink) GetUri() string {
@@ -1433,7 +1779,7 @@ type ResourceContents struct {
 
 func (x *ResourceContents) Reset() {
 	*x = ResourceContents{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[21]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1445,7 +1791,7 @@ func (x *ResourceContents) String() string {
 func (*ResourceContents) ProtoMessage() {}
 
 func (x *ResourceContents) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[21]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1458,7 +1804,7 @@ func (x *ResourceContents) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResourceContents.ProtoReflect.Descriptor instead.
 func (*ResourceContents) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{21}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *ResourceContents) GetUri() string {
@@ -1539,7 +1885,7 @@ type Resource struct {
 
 func (x *Resource) Reset() {
 	*x = Resource{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[22]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1551,7 +1897,7 @@ func (x *Resource) String() string {
 func (*Resource) ProtoMessage() {}
 
 func (x *Resource) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[22]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1564,7 +1910,7 @@ func (x *Resource) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Resource.ProtoReflect.Descriptor instead.
 func (*Resource) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{22}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *Resource) GetUri() string {
@@ -1638,7 +1984,7 @@ type ResourceTemplate struct {
 
 func (x *ResourceTemplate) Reset() {
 	*x = ResourceTemplate{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[23]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1650,7 +1996,7 @@ func (x *ResourceTemplate) String() string {
 func (*ResourceTemplate) ProtoMessage() {}
 
 func (x *ResourceTemplate) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[23]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1663,7 +2009,7 @@ func (x *ResourceTemplate) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResourceTemplate.ProtoReflect.Descriptor instead.
 func (*ResourceTemplate) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{23}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *ResourceTemplate) GetUriTemplate() string {
@@ -1723,7 +2069,7 @@ type ListResourcesRequest struct {
 
 func (x *ListResourcesRequest) Reset() {
 	*x = ListResourcesRequest{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[24]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1735,7 +2081,7 @@ func (x *ListResourcesRequest) String() string {
 func (*ListResourcesRequest) ProtoMessage() {}
 
 func (x *ListResourcesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[24]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1748,7 +2094,7 @@ func (x *ListResourcesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListResourcesRequest.ProtoReflect.Descriptor instead.
 func (*ListResourcesRequest) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{24}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{30}
 }
 
 type ListResourcesResponse struct {
@@ -1760,7 +2106,7 @@ type ListResourcesResponse struct {
 
 func (x *ListResourcesResponse) Reset() {
 	*x = ListResourcesResponse{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[25]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1772,7 +2118,7 @@ func (x *ListResourcesResponse) String() string {
 func (*ListResourcesResponse) ProtoMessage() {}
 
 func (x *ListResourcesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[25]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1785,7 +2131,7 @@ func (x *ListResourcesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListResourcesResponse.ProtoReflect.Descriptor instead.
 func (*ListResourcesResponse) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{25}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *ListResourcesResponse) GetResources() []*Resource {
@@ -1803,7 +2149,7 @@ type ListResourceTemplatesRequest struct {
 
 func (x *ListResourceTemplatesRequest) Reset() {
 	*x = ListResourceTemplatesRequest{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[26]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1815,7 +2161,7 @@ func (x *ListResourceTemplatesRequest) String() string {
 func (*ListResourceTemplatesRequest) ProtoMessage() {}
 
 func (x *ListResourceTemplatesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[26]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1828,7 +2174,7 @@ func (x *ListResourceTemplatesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListResourceTemplatesRequest.ProtoReflect.Descriptor instead.
 func (*ListResourceTemplatesRequest) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{26}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{32}
 }
 
 type ListResourceTemplatesResponse struct {
@@ -1840,7 +2186,7 @@ type ListResourceTemplatesResponse struct {
 
 func (x *ListResourceTemplatesResponse) Reset() {
 	*x = ListResourceTemplatesResponse{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[27]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1852,7 +2198,7 @@ func (x *ListResourceTemplatesResponse) String() string {
 func (*ListResourceTemplatesResponse) ProtoMessage() {}
 
 func (x *ListResourceTemplatesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[27]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1865,7 +2211,7 @@ func (x *ListResourceTemplatesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListResourceTemplatesResponse.ProtoReflect.Descriptor instead.
 func (*ListResourceTemplatesResponse) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{27}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *ListResourceTemplatesResponse) GetTemplates() []*ResourceTemplate {
@@ -1884,7 +2230,7 @@ type ReadResourceRequest struct {
 
 func (x *ReadResourceRequest) Reset() {
 	*x = ReadResourceRequest{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[28]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1896,7 +2242,7 @@ func (x *ReadResourceRequest) String() string {
 func (*ReadResourceRequest) ProtoMessage() {}
 
 func (x *ReadResourceRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[28]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1909,7 +2255,7 @@ func (x *ReadResourceRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReadResourceRequest.ProtoReflect.Descriptor instead.
 func (*ReadResourceRequest) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{28}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *ReadResourceRequest) GetUri() string {
@@ -1928,7 +2274,7 @@ type ReadResourceResponse struct {
 
 func (x *ReadResourceResponse) Reset() {
 	*x = ReadResourceResponse{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[29]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1940,7 +2286,7 @@ func (x *ReadResourceResponse) String() string {
 func (*ReadResourceResponse) ProtoMessage() {}
 
 func (x *ReadResourceResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[29]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1953,7 +2299,7 @@ func (x *ReadResourceResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReadResourceResponse.ProtoReflect.Descriptor instead.
 func (*ReadResourceResponse) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{29}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *ReadResourceResponse) GetContents() []*ResourceContents {
@@ -1976,7 +2322,7 @@ type Prompt struct {
 
 func (x *Prompt) Reset() {
 	*x = Prompt{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[30]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1988,7 +2334,7 @@ func (x *Prompt) String() string {
 func (*Prompt) ProtoMessage() {}
 
 func (x *Prompt) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[30]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2001,7 +2347,7 @@ func (x *Prompt) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Prompt.ProtoReflect.Descriptor instead.
 func (*Prompt) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{30}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *Prompt) GetName() string {
@@ -2051,7 +2397,7 @@ type PromptArgument struct {
 
 func (x *PromptArgument) Reset() {
 	*x = PromptArgument{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[31]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2063,7 +2409,7 @@ func (x *PromptArgument) String() string {
 func (*PromptArgument) ProtoMessage() {}
 
 func (x *PromptArgument) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[31]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2076,7 +2422,7 @@ func (x *PromptArgument) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PromptArgument.ProtoReflect.Descriptor instead.
 func (*PromptArgument) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{31}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *PromptArgument) GetName() string {
@@ -2115,7 +2461,7 @@ type ListPromptsRequest struct {
 
 func (x *ListPromptsRequest) Reset() {
 	*x = ListPromptsRequest{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[32]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2127,7 +2473,7 @@ func (x *ListPromptsRequest) String() string {
 func (*ListPromptsRequest) ProtoMessage() {}
 
 func (x *ListPromptsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[32]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2140,7 +2486,7 @@ func (x *ListPromptsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPromptsRequest.ProtoReflect.Descriptor instead.
 func (*ListPromptsRequest) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{32}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{38}
 }
 
 type ListPromptsResponse struct {
@@ -2152,7 +2498,7 @@ type ListPromptsResponse struct {
 
 func (x *ListPromptsResponse) Reset() {
 	*x = ListPromptsResponse{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[33]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2164,7 +2510,7 @@ func (x *ListPromptsResponse) String() string {
 func (*ListPromptsResponse) ProtoMessage() {}
 
 func (x *ListPromptsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[33]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2177,7 +2523,7 @@ func (x *ListPromptsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPromptsResponse.ProtoReflect.Descriptor instead.
 func (*ListPromptsResponse) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{33}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *ListPromptsResponse) GetPrompts() []*Prompt {
@@ -2197,7 +2543,7 @@ type GetPromptRequest struct {
 
 func (x *GetPromptRequest) Reset() {
 	*x = GetPromptRequest{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[34]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2209,7 +2555,7 @@ func (x *GetPromptRequest) String() string {
 func (*GetPromptRequest) ProtoMessage() {}
 
 func (x *GetPromptRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[34]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2222,7 +2568,7 @@ func (x *GetPromptRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetPromptRequest.ProtoReflect.Descriptor instead.
 func (*GetPromptRequest) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{34}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *GetPromptRequest) GetName() string {
@@ -2249,7 +2595,7 @@ type GetPromptResponse struct {
 
 func (x *GetPromptResponse) Reset() {
 	*x = GetPromptResponse{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[35]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2261,7 +2607,7 @@ func (x *GetPromptResponse) String() string {
 func (*GetPromptResponse) ProtoMessage() {}
 
 func (x *GetPromptResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[35]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2274,7 +2620,7 @@ func (x *GetPromptResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetPromptResponse.ProtoReflect.Descriptor instead.
 func (*GetPromptResponse) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{35}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *GetPromptResponse) GetDescription() string {
@@ -2301,7 +2647,7 @@ type PromptMessage struct {
 
 func (x *PromptMessage) Reset() {
 	*x = PromptMessage{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[36]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2313,7 +2659,7 @@ func (x *PromptMessage) String() string {
 func (*PromptMessage) ProtoMessage() {}
 
 func (x *PromptMessage) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[36]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2326,7 +2672,7 @@ func (x *PromptMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PromptMessage.ProtoReflect.Descriptor instead.
 func (*PromptMessage) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{36}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *PromptMessage) GetRole() string {
@@ -2351,7 +2697,7 @@ type WatchRequest struct {
 
 func (x *WatchRequest) Reset() {
 	*x = WatchRequest{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[37]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2363,7 +2709,7 @@ func (x *WatchRequest) String() string {
 func (*WatchRequest) ProtoMessage() {}
 
 func (x *WatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[37]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2376,7 +2722,7 @@ func (x *WatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchRequest.ProtoReflect.Descriptor instead.
 func (*WatchRequest) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{37}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{43}
 }
 
 type WatchEvent struct {
@@ -2395,7 +2741,7 @@ type WatchEvent struct {
 
 func (x *WatchEvent) Reset() {
 	*x = WatchEvent{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[38]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2407,7 +2753,7 @@ func (x *WatchEvent) String() string {
 func (*WatchEvent) ProtoMessage() {}
 
 func (x *WatchEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[38]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2420,7 +2766,7 @@ func (x *WatchEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchEvent.ProtoReflect.Descriptor instead.
 func (*WatchEvent) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{38}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *WatchEvent) GetEvent() isWatchEvent_Event {
@@ -2517,7 +2863,7 @@ type ListChanged struct {
 
 func (x *ListChanged) Reset() {
 	*x = ListChanged{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[39]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2529,7 +2875,7 @@ func (x *ListChanged) String() string {
 func (*ListChanged) ProtoMessage() {}
 
 func (x *ListChanged) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[39]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2542,7 +2888,7 @@ func (x *ListChanged) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListChanged.ProtoReflect.Descriptor instead.
 func (*ListChanged) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{39}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{45}
 }
 
 type ResourceUpdated struct {
@@ -2554,7 +2900,7 @@ type ResourceUpdated struct {
 
 func (x *ResourceUpdated) Reset() {
 	*x = ResourceUpdated{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[40]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2566,7 +2912,7 @@ func (x *ResourceUpdated) String() string {
 func (*ResourceUpdated) ProtoMessage() {}
 
 func (x *ResourceUpdated) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[40]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2579,7 +2925,7 @@ func (x *ResourceUpdated) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResourceUpdated.ProtoReflect.Descriptor instead.
 func (*ResourceUpdated) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{40}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *ResourceUpdated) GetUri() string {
@@ -2597,7 +2943,7 @@ type HealthRequest struct {
 
 func (x *HealthRequest) Reset() {
 	*x = HealthRequest{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[41]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2609,7 +2955,7 @@ func (x *HealthRequest) String() string {
 func (*HealthRequest) ProtoMessage() {}
 
 func (x *HealthRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[41]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2622,7 +2968,7 @@ func (x *HealthRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HealthRequest.ProtoReflect.Descriptor instead.
 func (*HealthRequest) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{41}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{47}
 }
 
 type HealthResponse struct {
@@ -2633,7 +2979,7 @@ type HealthResponse struct {
 
 func (x *HealthResponse) Reset() {
 	*x = HealthResponse{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[42]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2645,7 +2991,7 @@ func (x *HealthResponse) String() string {
 func (*HealthResponse) ProtoMessage() {}
 
 func (x *HealthResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[42]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2658,7 +3004,7 @@ func (x *HealthResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HealthResponse.ProtoReflect.Descriptor instead.
 func (*HealthResponse) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{42}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{48}
 }
 
 type StopRequest struct {
@@ -2669,7 +3015,7 @@ type StopRequest struct {
 
 func (x *StopRequest) Reset() {
 	*x = StopRequest{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[43]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2681,7 +3027,7 @@ func (x *StopRequest) String() string {
 func (*StopRequest) ProtoMessage() {}
 
 func (x *StopRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[43]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2694,7 +3040,7 @@ func (x *StopRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StopRequest.ProtoReflect.Descriptor instead.
 func (*StopRequest) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{43}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{49}
 }
 
 type StopResponse struct {
@@ -2705,7 +3051,7 @@ type StopResponse struct {
 
 func (x *StopResponse) Reset() {
 	*x = StopResponse{}
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[44]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2717,7 +3063,7 @@ func (x *StopResponse) String() string {
 func (*StopResponse) ProtoMessage() {}
 
 func (x *StopResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[44]
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2730,14 +3076,34 @@ func (x *StopResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StopResponse.ProtoReflect.Descriptor instead.
 func (*StopResponse) Descriptor() ([]byte, []int) {
-	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{44}
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{50}
 }
 
 var File_toolgate_plugin_v1_plugin_proto protoreflect.FileDescriptor
 
 const file_toolgate_plugin_v1_plugin_proto_rawDesc = "" +
 	"\n" +
-	"\x1ftoolgate/plugin/v1/plugin.proto\x12\x12toolgate.plugin.v1\"\x10\n" +
+	"\x1ftoolgate/plugin/v1/plugin.proto\x12\x12toolgate.plugin.v1\"H\n" +
+	"\rClientRequest\x12\x16\n" +
+	"\x06method\x18\x01 \x01(\tR\x06method\x12\x1f\n" +
+	"\vparams_json\x18\x02 \x01(\fR\n" +
+	"paramsJson\"u\n" +
+	"\x0eClientResponse\x12\x1f\n" +
+	"\vresult_json\x18\x01 \x01(\fR\n" +
+	"resultJson\x12\x1d\n" +
+	"\n" +
+	"error_code\x18\x02 \x01(\x05R\terrorCode\x12#\n" +
+	"\rerror_message\x18\x03 \x01(\tR\ferrorMessage\"\x91\x02\n" +
+	"\x12ClientCapabilities\x12\x1a\n" +
+	"\bsampling\x18\x01 \x01(\bR\bsampling\x12%\n" +
+	"\x0esampling_tools\x18\x02 \x01(\bR\rsamplingTools\x12 \n" +
+	"\velicitation\x18\x03 \x01(\bR\velicitation\x12)\n" +
+	"\x10elicitation_form\x18\x04 \x01(\bR\x0felicitationForm\x12'\n" +
+	"\x0felicitation_url\x18\x05 \x01(\bR\x0eelicitationUrl\x12\x14\n" +
+	"\x05roots\x18\x06 \x01(\bR\x05roots\x12,\n" +
+	"\x12roots_list_changed\x18\a \x01(\bR\x10rootsListChanged\"\x15\n" +
+	"\x13RootsChangedRequest\"\x16\n" +
+	"\x14RootsChangedResponse\"\x10\n" +
 	"\x0eGetInfoRequest\"\xd1\x01\n" +
 	"\x0fGetInfoResponse\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
@@ -2789,18 +3155,21 @@ const file_toolgate_plugin_v1_plugin_proto_rawDesc = "" +
 	"_read_onlyB\x0e\n" +
 	"\f_destructiveB\r\n" +
 	"\v_idempotentB\r\n" +
-	"\v_open_world\"\xbc\x01\n" +
+	"\v_open_world\"\x95\x02\n" +
 	"\x0fCallToolRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12%\n" +
 	"\x0earguments_json\x18\x02 \x01(\fR\rargumentsJson\x12\x1b\n" +
 	"\tmeta_json\x18\x03 \x01(\fR\bmetaJson\x12,\n" +
 	"\x12callback_broker_id\x18\x04 \x01(\rR\x10callbackBrokerId\x12#\n" +
-	"\rwant_progress\x18\x05 \x01(\bR\fwantProgress\"\xc6\x01\n" +
+	"\rwant_progress\x18\x05 \x01(\bR\fwantProgress\x12W\n" +
+	"\x13client_capabilities\x18\x06 \x01(\v2&.toolgate.plugin.v1.ClientCapabilitiesR\x12clientCapabilities\"\x8f\x02\n" +
 	"\rCallToolEvent\x12:\n" +
 	"\bprogress\x18\x01 \x01(\v2\x1c.toolgate.plugin.v1.ProgressH\x00R\bprogress\x122\n" +
 	"\x03log\x18\x02 \x01(\v2\x1e.toolgate.plugin.v1.LogMessageH\x00R\x03log\x12<\n" +
-	"\x06result\x18\x03 \x01(\v2\".toolgate.plugin.v1.CallToolResultH\x00R\x06resultB\a\n" +
-	"\x05event\"V\n" +
+	"\x06result\x18\x03 \x01(\v2\".toolgate.plugin.v1.CallToolResultH\x00R\x06result\x12G\n" +
+	"\rclient_wanted\x18\x04 \x01(\v2 .toolgate.plugin.v1.ClientWantedH\x00R\fclientWantedB\a\n" +
+	"\x05event\"\x0e\n" +
+	"\fClientWanted\"V\n" +
 	"\bProgress\x12\x1a\n" +
 	"\bprogress\x18\x01 \x01(\x01R\bprogress\x12\x14\n" +
 	"\x05total\x18\x02 \x01(\x01R\x05total\x12\x18\n" +
@@ -2917,7 +3286,7 @@ const file_toolgate_plugin_v1_plugin_proto_rawDesc = "" +
 	"\rHealthRequest\"\x10\n" +
 	"\x0eHealthResponse\"\r\n" +
 	"\vStopRequest\"\x0e\n" +
-	"\fStopResponse2\xd0\b\n" +
+	"\fStopResponse2\xb3\t\n" +
 	"\x06Plugin\x12R\n" +
 	"\aGetInfo\x12\".toolgate.plugin.v1.GetInfoRequest\x1a#.toolgate.plugin.v1.GetInfoResponse\x12X\n" +
 	"\tConfigure\x12$.toolgate.plugin.v1.ConfigureRequest\x1a%.toolgate.plugin.v1.ConfigureResponse\x12X\n" +
@@ -2930,7 +3299,10 @@ const file_toolgate_plugin_v1_plugin_proto_rawDesc = "" +
 	"\tGetPrompt\x12$.toolgate.plugin.v1.GetPromptRequest\x1a%.toolgate.plugin.v1.GetPromptResponse\x12K\n" +
 	"\x05Watch\x12 .toolgate.plugin.v1.WatchRequest\x1a\x1e.toolgate.plugin.v1.WatchEvent0\x01\x12O\n" +
 	"\x06Health\x12!.toolgate.plugin.v1.HealthRequest\x1a\".toolgate.plugin.v1.HealthResponse\x12I\n" +
-	"\x04Stop\x12\x1f.toolgate.plugin.v1.StopRequest\x1a .toolgate.plugin.v1.StopResponseB4Z2github.com/toolgate/toolgate/sdk/internal/pluginv1b\x06proto3"
+	"\x04Stop\x12\x1f.toolgate.plugin.v1.StopRequest\x1a .toolgate.plugin.v1.StopResponse\x12a\n" +
+	"\fRootsChanged\x12'.toolgate.plugin.v1.RootsChangedRequest\x1a(.toolgate.plugin.v1.RootsChangedResponse2c\n" +
+	"\x0fClientCallbacks\x12P\n" +
+	"\aRequest\x12!.toolgate.plugin.v1.ClientRequest\x1a\".toolgate.plugin.v1.ClientResponseB4Z2github.com/toolgate/toolgate/sdk/internal/pluginv1b\x06proto3"
 
 var (
 	file_toolgate_plugin_v1_plugin_proto_rawDescOnce sync.Once
@@ -2944,114 +3316,126 @@ func file_toolgate_plugin_v1_plugin_proto_rawDescGZIP() []byte {
 	return file_toolgate_plugin_v1_plugin_proto_rawDescData
 }
 
-var file_toolgate_plugin_v1_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 47)
+var file_toolgate_plugin_v1_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 53)
 var file_toolgate_plugin_v1_plugin_proto_goTypes = []any{
-	(*GetInfoRequest)(nil),                // 0: toolgate.plugin.v1.GetInfoRequest
-	(*GetInfoResponse)(nil),               // 1: toolgate.plugin.v1.GetInfoResponse
-	(*Capabilities)(nil),                  // 2: toolgate.plugin.v1.Capabilities
-	(*ConfigureRequest)(nil),              // 3: toolgate.plugin.v1.ConfigureRequest
-	(*ConfigureResponse)(nil),             // 4: toolgate.plugin.v1.ConfigureResponse
-	(*FieldError)(nil),                    // 5: toolgate.plugin.v1.FieldError
-	(*ListToolsRequest)(nil),              // 6: toolgate.plugin.v1.ListToolsRequest
-	(*ListToolsResponse)(nil),             // 7: toolgate.plugin.v1.ListToolsResponse
-	(*Tool)(nil),                          // 8: toolgate.plugin.v1.Tool
-	(*ToolAnnotations)(nil),               // 9: toolgate.plugin.v1.ToolAnnotations
-	(*CallToolRequest)(nil),               // 10: toolgate.plugin.v1.CallToolRequest
-	(*CallToolEvent)(nil),                 // 11: toolgate.plugin.v1.CallToolEvent
-	(*Progress)(nil),                      // 12: toolgate.plugin.v1.Progress
-	(*LogMessage)(nil),                    // 13: toolgate.plugin.v1.LogMessage
-	(*CallToolResult)(nil),                // 14: toolgate.plugin.v1.CallToolResult
-	(*Content)(nil),                       // 15: toolgate.plugin.v1.Content
-	(*TextContent)(nil),                   // 16: toolgate.plugin.v1.TextContent
-	(*ImageContent)(nil),                  // 17: toolgate.plugin.v1.ImageContent
-	(*AudioContent)(nil),                  // 18: toolgate.plugin.v1.AudioContent
-	(*EmbeddedResource)(nil),              // 19: toolgate.plugin.v1.EmbeddedResource
-	(*ResourceLink)(nil),                  // 20: toolgate.plugin.v1.ResourceLink
-	(*ResourceContents)(nil),              // 21: toolgate.plugin.v1.ResourceContents
-	(*Resource)(nil),                      // 22: toolgate.plugin.v1.Resource
-	(*ResourceTemplate)(nil),              // 23: toolgate.plugin.v1.ResourceTemplate
-	(*ListResourcesRequest)(nil),          // 24: toolgate.plugin.v1.ListResourcesRequest
-	(*ListResourcesResponse)(nil),         // 25: toolgate.plugin.v1.ListResourcesResponse
-	(*ListResourceTemplatesRequest)(nil),  // 26: toolgate.plugin.v1.ListResourceTemplatesRequest
-	(*ListResourceTemplatesResponse)(nil), // 27: toolgate.plugin.v1.ListResourceTemplatesResponse
-	(*ReadResourceRequest)(nil),           // 28: toolgate.plugin.v1.ReadResourceRequest
-	(*ReadResourceResponse)(nil),          // 29: toolgate.plugin.v1.ReadResourceResponse
-	(*Prompt)(nil),                        // 30: toolgate.plugin.v1.Prompt
-	(*PromptArgument)(nil),                // 31: toolgate.plugin.v1.PromptArgument
-	(*ListPromptsRequest)(nil),            // 32: toolgate.plugin.v1.ListPromptsRequest
-	(*ListPromptsResponse)(nil),           // 33: toolgate.plugin.v1.ListPromptsResponse
-	(*GetPromptRequest)(nil),              // 34: toolgate.plugin.v1.GetPromptRequest
-	(*GetPromptResponse)(nil),             // 35: toolgate.plugin.v1.GetPromptResponse
-	(*PromptMessage)(nil),                 // 36: toolgate.plugin.v1.PromptMessage
-	(*WatchRequest)(nil),                  // 37: toolgate.plugin.v1.WatchRequest
-	(*WatchEvent)(nil),                    // 38: toolgate.plugin.v1.WatchEvent
-	(*ListChanged)(nil),                   // 39: toolgate.plugin.v1.ListChanged
-	(*ResourceUpdated)(nil),               // 40: toolgate.plugin.v1.ResourceUpdated
-	(*HealthRequest)(nil),                 // 41: toolgate.plugin.v1.HealthRequest
-	(*HealthResponse)(nil),                // 42: toolgate.plugin.v1.HealthResponse
-	(*StopRequest)(nil),                   // 43: toolgate.plugin.v1.StopRequest
-	(*StopResponse)(nil),                  // 44: toolgate.plugin.v1.StopResponse
-	nil,                                   // 45: toolgate.plugin.v1.Tool.LabelsEntry
-	nil,                                   // 46: toolgate.plugin.v1.GetPromptRequest.ArgumentsEntry
+	(*ClientRequest)(nil),                 // 0: toolgate.plugin.v1.ClientRequest
+	(*ClientResponse)(nil),                // 1: toolgate.plugin.v1.ClientResponse
+	(*ClientCapabilities)(nil),            // 2: toolgate.plugin.v1.ClientCapabilities
+	(*RootsChangedRequest)(nil),           // 3: toolgate.plugin.v1.RootsChangedRequest
+	(*RootsChangedResponse)(nil),          // 4: toolgate.plugin.v1.RootsChangedResponse
+	(*GetInfoRequest)(nil),                // 5: toolgate.plugin.v1.GetInfoRequest
+	(*GetInfoResponse)(nil),               // 6: toolgate.plugin.v1.GetInfoResponse
+	(*Capabilities)(nil),                  // 7: toolgate.plugin.v1.Capabilities
+	(*ConfigureRequest)(nil),              // 8: toolgate.plugin.v1.ConfigureRequest
+	(*ConfigureResponse)(nil),             // 9: toolgate.plugin.v1.ConfigureResponse
+	(*FieldError)(nil),                    // 10: toolgate.plugin.v1.FieldError
+	(*ListToolsRequest)(nil),              // 11: toolgate.plugin.v1.ListToolsRequest
+	(*ListToolsResponse)(nil),             // 12: toolgate.plugin.v1.ListToolsResponse
+	(*Tool)(nil),                          // 13: toolgate.plugin.v1.Tool
+	(*ToolAnnotations)(nil),               // 14: toolgate.plugin.v1.ToolAnnotations
+	(*CallToolRequest)(nil),               // 15: toolgate.plugin.v1.CallToolRequest
+	(*CallToolEvent)(nil),                 // 16: toolgate.plugin.v1.CallToolEvent
+	(*ClientWanted)(nil),                  // 17: toolgate.plugin.v1.ClientWanted
+	(*Progress)(nil),                      // 18: toolgate.plugin.v1.Progress
+	(*LogMessage)(nil),                    // 19: toolgate.plugin.v1.LogMessage
+	(*CallToolResult)(nil),                // 20: toolgate.plugin.v1.CallToolResult
+	(*Content)(nil),                       // 21: toolgate.plugin.v1.Content
+	(*TextContent)(nil),                   // 22: toolgate.plugin.v1.TextContent
+	(*ImageContent)(nil),                  // 23: toolgate.plugin.v1.ImageContent
+	(*AudioContent)(nil),                  // 24: toolgate.plugin.v1.AudioContent
+	(*EmbeddedResource)(nil),              // 25: toolgate.plugin.v1.EmbeddedResource
+	(*ResourceLink)(nil),                  // 26: toolgate.plugin.v1.ResourceLink
+	(*ResourceContents)(nil),              // 27: toolgate.plugin.v1.ResourceContents
+	(*Resource)(nil),                      // 28: toolgate.plugin.v1.Resource
+	(*ResourceTemplate)(nil),              // 29: toolgate.plugin.v1.ResourceTemplate
+	(*ListResourcesRequest)(nil),          // 30: toolgate.plugin.v1.ListResourcesRequest
+	(*ListResourcesResponse)(nil),         // 31: toolgate.plugin.v1.ListResourcesResponse
+	(*ListResourceTemplatesRequest)(nil),  // 32: toolgate.plugin.v1.ListResourceTemplatesRequest
+	(*ListResourceTemplatesResponse)(nil), // 33: toolgate.plugin.v1.ListResourceTemplatesResponse
+	(*ReadResourceRequest)(nil),           // 34: toolgate.plugin.v1.ReadResourceRequest
+	(*ReadResourceResponse)(nil),          // 35: toolgate.plugin.v1.ReadResourceResponse
+	(*Prompt)(nil),                        // 36: toolgate.plugin.v1.Prompt
+	(*PromptArgument)(nil),                // 37: toolgate.plugin.v1.PromptArgument
+	(*ListPromptsRequest)(nil),            // 38: toolgate.plugin.v1.ListPromptsRequest
+	(*ListPromptsResponse)(nil),           // 39: toolgate.plugin.v1.ListPromptsResponse
+	(*GetPromptRequest)(nil),              // 40: toolgate.plugin.v1.GetPromptRequest
+	(*GetPromptResponse)(nil),             // 41: toolgate.plugin.v1.GetPromptResponse
+	(*PromptMessage)(nil),                 // 42: toolgate.plugin.v1.PromptMessage
+	(*WatchRequest)(nil),                  // 43: toolgate.plugin.v1.WatchRequest
+	(*WatchEvent)(nil),                    // 44: toolgate.plugin.v1.WatchEvent
+	(*ListChanged)(nil),                   // 45: toolgate.plugin.v1.ListChanged
+	(*ResourceUpdated)(nil),               // 46: toolgate.plugin.v1.ResourceUpdated
+	(*HealthRequest)(nil),                 // 47: toolgate.plugin.v1.HealthRequest
+	(*HealthResponse)(nil),                // 48: toolgate.plugin.v1.HealthResponse
+	(*StopRequest)(nil),                   // 49: toolgate.plugin.v1.StopRequest
+	(*StopResponse)(nil),                  // 50: toolgate.plugin.v1.StopResponse
+	nil,                                   // 51: toolgate.plugin.v1.Tool.LabelsEntry
+	nil,                                   // 52: toolgate.plugin.v1.GetPromptRequest.ArgumentsEntry
 }
 var file_toolgate_plugin_v1_plugin_proto_depIdxs = []int32{
-	2,  // 0: toolgate.plugin.v1.GetInfoResponse.capabilities:type_name -> toolgate.plugin.v1.Capabilities
-	5,  // 1: toolgate.plugin.v1.ConfigureResponse.errors:type_name -> toolgate.plugin.v1.FieldError
-	8,  // 2: toolgate.plugin.v1.ListToolsResponse.tools:type_name -> toolgate.plugin.v1.Tool
-	9,  // 3: toolgate.plugin.v1.Tool.annotations:type_name -> toolgate.plugin.v1.ToolAnnotations
-	45, // 4: toolgate.plugin.v1.Tool.labels:type_name -> toolgate.plugin.v1.Tool.LabelsEntry
-	12, // 5: toolgate.plugin.v1.CallToolEvent.progress:type_name -> toolgate.plugin.v1.Progress
-	13, // 6: toolgate.plugin.v1.CallToolEvent.log:type_name -> toolgate.plugin.v1.LogMessage
-	14, // 7: toolgate.plugin.v1.CallToolEvent.result:type_name -> toolgate.plugin.v1.CallToolResult
-	15, // 8: toolgate.plugin.v1.CallToolResult.content:type_name -> toolgate.plugin.v1.Content
-	16, // 9: toolgate.plugin.v1.Content.text:type_name -> toolgate.plugin.v1.TextContent
-	17, // 10: toolgate.plugin.v1.Content.image:type_name -> toolgate.plugin.v1.ImageContent
-	18, // 11: toolgate.plugin.v1.Content.audio:type_name -> toolgate.plugin.v1.AudioContent
-	19, // 12: toolgate.plugin.v1.Content.resource:type_name -> toolgate.plugin.v1.EmbeddedResource
-	20, // 13: toolgate.plugin.v1.Content.resource_link:type_name -> toolgate.plugin.v1.ResourceLink
-	21, // 14: toolgate.plugin.v1.EmbeddedResource.resource:type_name -> toolgate.plugin.v1.ResourceContents
-	22, // 15: toolgate.plugin.v1.ListResourcesResponse.resources:type_name -> toolgate.plugin.v1.Resource
-	23, // 16: toolgate.plugin.v1.ListResourceTemplatesResponse.templates:type_name -> toolgate.plugin.v1.ResourceTemplate
-	21, // 17: toolgate.plugin.v1.ReadResourceResponse.contents:type_name -> toolgate.plugin.v1.ResourceContents
-	31, // 18: toolgate.plugin.v1.Prompt.arguments:type_name -> toolgate.plugin.v1.PromptArgument
-	30, // 19: toolgate.plugin.v1.ListPromptsResponse.prompts:type_name -> toolgate.plugin.v1.Prompt
-	46, // 20: toolgate.plugin.v1.GetPromptRequest.arguments:type_name -> toolgate.plugin.v1.GetPromptRequest.ArgumentsEntry
-	36, // 21: toolgate.plugin.v1.GetPromptResponse.messages:type_name -> toolgate.plugin.v1.PromptMessage
-	15, // 22: toolgate.plugin.v1.PromptMessage.content:type_name -> toolgate.plugin.v1.Content
-	39, // 23: toolgate.plugin.v1.WatchEvent.tools_changed:type_name -> toolgate.plugin.v1.ListChanged
-	39, // 24: toolgate.plugin.v1.WatchEvent.resources_changed:type_name -> toolgate.plugin.v1.ListChanged
-	39, // 25: toolgate.plugin.v1.WatchEvent.prompts_changed:type_name -> toolgate.plugin.v1.ListChanged
-	40, // 26: toolgate.plugin.v1.WatchEvent.resource_updated:type_name -> toolgate.plugin.v1.ResourceUpdated
-	13, // 27: toolgate.plugin.v1.WatchEvent.log:type_name -> toolgate.plugin.v1.LogMessage
-	0,  // 28: toolgate.plugin.v1.Plugin.GetInfo:input_type -> toolgate.plugin.v1.GetInfoRequest
-	3,  // 29: toolgate.plugin.v1.Plugin.Configure:input_type -> toolgate.plugin.v1.ConfigureRequest
-	6,  // 30: toolgate.plugin.v1.Plugin.ListTools:input_type -> toolgate.plugin.v1.ListToolsRequest
-	10, // 31: toolgate.plugin.v1.Plugin.CallTool:input_type -> toolgate.plugin.v1.CallToolRequest
-	24, // 32: toolgate.plugin.v1.Plugin.ListResources:input_type -> toolgate.plugin.v1.ListResourcesRequest
-	26, // 33: toolgate.plugin.v1.Plugin.ListResourceTemplates:input_type -> toolgate.plugin.v1.ListResourceTemplatesRequest
-	28, // 34: toolgate.plugin.v1.Plugin.ReadResource:input_type -> toolgate.plugin.v1.ReadResourceRequest
-	32, // 35: toolgate.plugin.v1.Plugin.ListPrompts:input_type -> toolgate.plugin.v1.ListPromptsRequest
-	34, // 36: toolgate.plugin.v1.Plugin.GetPrompt:input_type -> toolgate.plugin.v1.GetPromptRequest
-	37, // 37: toolgate.plugin.v1.Plugin.Watch:input_type -> toolgate.plugin.v1.WatchRequest
-	41, // 38: toolgate.plugin.v1.Plugin.Health:input_type -> toolgate.plugin.v1.HealthRequest
-	43, // 39: toolgate.plugin.v1.Plugin.Stop:input_type -> toolgate.plugin.v1.StopRequest
-	1,  // 40: toolgate.plugin.v1.Plugin.GetInfo:output_type -> toolgate.plugin.v1.GetInfoResponse
-	4,  // 41: toolgate.plugin.v1.Plugin.Configure:output_type -> toolgate.plugin.v1.ConfigureResponse
-	7,  // 42: toolgate.plugin.v1.Plugin.ListTools:output_type -> toolgate.plugin.v1.ListToolsResponse
-	11, // 43: toolgate.plugin.v1.Plugin.CallTool:output_type -> toolgate.plugin.v1.CallToolEvent
-	25, // 44: toolgate.plugin.v1.Plugin.ListResources:output_type -> toolgate.plugin.v1.ListResourcesResponse
-	27, // 45: toolgate.plugin.v1.Plugin.ListResourceTemplates:output_type -> toolgate.plugin.v1.ListResourceTemplatesResponse
-	29, // 46: toolgate.plugin.v1.Plugin.ReadResource:output_type -> toolgate.plugin.v1.ReadResourceResponse
-	33, // 47: toolgate.plugin.v1.Plugin.ListPrompts:output_type -> toolgate.plugin.v1.ListPromptsResponse
-	35, // 48: toolgate.plugin.v1.Plugin.GetPrompt:output_type -> toolgate.plugin.v1.GetPromptResponse
-	38, // 49: toolgate.plugin.v1.Plugin.Watch:output_type -> toolgate.plugin.v1.WatchEvent
-	42, // 50: toolgate.plugin.v1.Plugin.Health:output_type -> toolgate.plugin.v1.HealthResponse
-	44, // 51: toolgate.plugin.v1.Plugin.Stop:output_type -> toolgate.plugin.v1.StopResponse
-	40, // [40:52] is the sub-list for method output_type
-	28, // [28:40] is the sub-list for method input_type
-	28, // [28:28] is the sub-list for extension type_name
-	28, // [28:28] is the sub-list for extension extendee
-	0,  // [0:28] is the sub-list for field type_name
+	7,  // 0: toolgate.plugin.v1.GetInfoResponse.capabilities:type_name -> toolgate.plugin.v1.Capabilities
+	10, // 1: toolgate.plugin.v1.ConfigureResponse.errors:type_name -> toolgate.plugin.v1.FieldError
+	13, // 2: toolgate.plugin.v1.ListToolsResponse.tools:type_name -> toolgate.plugin.v1.Tool
+	14, // 3: toolgate.plugin.v1.Tool.annotations:type_name -> toolgate.plugin.v1.ToolAnnotations
+	51, // 4: toolgate.plugin.v1.Tool.labels:type_name -> toolgate.plugin.v1.Tool.LabelsEntry
+	2,  // 5: toolgate.plugin.v1.CallToolRequest.client_capabilities:type_name -> toolgate.plugin.v1.ClientCapabilities
+	18, // 6: toolgate.plugin.v1.CallToolEvent.progress:type_name -> toolgate.plugin.v1.Progress
+	19, // 7: toolgate.plugin.v1.CallToolEvent.log:type_name -> toolgate.plugin.v1.LogMessage
+	20, // 8: toolgate.plugin.v1.CallToolEvent.result:type_name -> toolgate.plugin.v1.CallToolResult
+	17, // 9: toolgate.plugin.v1.CallToolEvent.client_wanted:type_name -> toolgate.plugin.v1.ClientWanted
+	21, // 10: toolgate.plugin.v1.CallToolResult.content:type_name -> toolgate.plugin.v1.Content
+	22, // 11: toolgate.plugin.v1.Content.text:type_name -> toolgate.plugin.v1.TextContent
+	23, // 12: toolgate.plugin.v1.Content.image:type_name -> toolgate.plugin.v1.ImageContent
+	24, // 13: toolgate.plugin.v1.Content.audio:type_name -> toolgate.plugin.v1.AudioContent
+	25, // 14: toolgate.plugin.v1.Content.resource:type_name -> toolgate.plugin.v1.EmbeddedResource
+	26, // 15: toolgate.plugin.v1.Content.resource_link:type_name -> toolgate.plugin.v1.ResourceLink
+	27, // 16: toolgate.plugin.v1.EmbeddedResource.resource:type_name -> toolgate.plugin.v1.ResourceContents
+	28, // 17: toolgate.plugin.v1.ListResourcesResponse.resources:type_name -> toolgate.plugin.v1.Resource
+	29, // 18: toolgate.plugin.v1.ListResourceTemplatesResponse.templates:type_name -> toolgate.plugin.v1.ResourceTemplate
+	27, // 19: toolgate.plugin.v1.ReadResourceResponse.contents:type_name -> toolgate.plugin.v1.ResourceContents
+	37, // 20: toolgate.plugin.v1.Prompt.arguments:type_name -> toolgate.plugin.v1.PromptArgument
+	36, // 21: toolgate.plugin.v1.ListPromptsResponse.prompts:type_name -> toolgate.plugin.v1.Prompt
+	52, // 22: toolgate.plugin.v1.GetPromptRequest.arguments:type_name -> toolgate.plugin.v1.GetPromptRequest.ArgumentsEntry
+	42, // 23: toolgate.plugin.v1.GetPromptResponse.messages:type_name -> toolgate.plugin.v1.PromptMessage
+	21, // 24: toolgate.plugin.v1.PromptMessage.content:type_name -> toolgate.plugin.v1.Content
+	45, // 25: toolgate.plugin.v1.WatchEvent.tools_changed:type_name -> toolgate.plugin.v1.ListChanged
+	45, // 26: toolgate.plugin.v1.WatchEvent.resources_changed:type_name -> toolgate.plugin.v1.ListChanged
+	45, // 27: toolgate.plugin.v1.WatchEvent.prompts_changed:type_name -> toolgate.plugin.v1.ListChanged
+	46, // 28: toolgate.plugin.v1.WatchEvent.resource_updated:type_name -> toolgate.plugin.v1.ResourceUpdated
+	19, // 29: toolgate.plugin.v1.WatchEvent.log:type_name -> toolgate.plugin.v1.LogMessage
+	5,  // 30: toolgate.plugin.v1.Plugin.GetInfo:input_type -> toolgate.plugin.v1.GetInfoRequest
+	8,  // 31: toolgate.plugin.v1.Plugin.Configure:input_type -> toolgate.plugin.v1.ConfigureRequest
+	11, // 32: toolgate.plugin.v1.Plugin.ListTools:input_type -> toolgate.plugin.v1.ListToolsRequest
+	15, // 33: toolgate.plugin.v1.Plugin.CallTool:input_type -> toolgate.plugin.v1.CallToolRequest
+	30, // 34: toolgate.plugin.v1.Plugin.ListResources:input_type -> toolgate.plugin.v1.ListResourcesRequest
+	32, // 35: toolgate.plugin.v1.Plugin.ListResourceTemplates:input_type -> toolgate.plugin.v1.ListResourceTemplatesRequest
+	34, // 36: toolgate.plugin.v1.Plugin.ReadResource:input_type -> toolgate.plugin.v1.ReadResourceRequest
+	38, // 37: toolgate.plugin.v1.Plugin.ListPrompts:input_type -> toolgate.plugin.v1.ListPromptsRequest
+	40, // 38: toolgate.plugin.v1.Plugin.GetPrompt:input_type -> toolgate.plugin.v1.GetPromptRequest
+	43, // 39: toolgate.plugin.v1.Plugin.Watch:input_type -> toolgate.plugin.v1.WatchRequest
+	47, // 40: toolgate.plugin.v1.Plugin.Health:input_type -> toolgate.plugin.v1.HealthRequest
+	49, // 41: toolgate.plugin.v1.Plugin.Stop:input_type -> toolgate.plugin.v1.StopRequest
+	3,  // 42: toolgate.plugin.v1.Plugin.RootsChanged:input_type -> toolgate.plugin.v1.RootsChangedRequest
+	0,  // 43: toolgate.plugin.v1.ClientCallbacks.Request:input_type -> toolgate.plugin.v1.ClientRequest
+	6,  // 44: toolgate.plugin.v1.Plugin.GetInfo:output_type -> toolgate.plugin.v1.GetInfoResponse
+	9,  // 45: toolgate.plugin.v1.Plugin.Configure:output_type -> toolgate.plugin.v1.ConfigureResponse
+	12, // 46: toolgate.plugin.v1.Plugin.ListTools:output_type -> toolgate.plugin.v1.ListToolsResponse
+	16, // 47: toolgate.plugin.v1.Plugin.CallTool:output_type -> toolgate.plugin.v1.CallToolEvent
+	31, // 48: toolgate.plugin.v1.Plugin.ListResources:output_type -> toolgate.plugin.v1.ListResourcesResponse
+	33, // 49: toolgate.plugin.v1.Plugin.ListResourceTemplates:output_type -> toolgate.plugin.v1.ListResourceTemplatesResponse
+	35, // 50: toolgate.plugin.v1.Plugin.ReadResource:output_type -> toolgate.plugin.v1.ReadResourceResponse
+	39, // 51: toolgate.plugin.v1.Plugin.ListPrompts:output_type -> toolgate.plugin.v1.ListPromptsResponse
+	41, // 52: toolgate.plugin.v1.Plugin.GetPrompt:output_type -> toolgate.plugin.v1.GetPromptResponse
+	44, // 53: toolgate.plugin.v1.Plugin.Watch:output_type -> toolgate.plugin.v1.WatchEvent
+	48, // 54: toolgate.plugin.v1.Plugin.Health:output_type -> toolgate.plugin.v1.HealthResponse
+	50, // 55: toolgate.plugin.v1.Plugin.Stop:output_type -> toolgate.plugin.v1.StopResponse
+	4,  // 56: toolgate.plugin.v1.Plugin.RootsChanged:output_type -> toolgate.plugin.v1.RootsChangedResponse
+	1,  // 57: toolgate.plugin.v1.ClientCallbacks.Request:output_type -> toolgate.plugin.v1.ClientResponse
+	44, // [44:58] is the sub-list for method output_type
+	30, // [30:44] is the sub-list for method input_type
+	30, // [30:30] is the sub-list for extension type_name
+	30, // [30:30] is the sub-list for extension extendee
+	0,  // [0:30] is the sub-list for field type_name
 }
 
 func init() { file_toolgate_plugin_v1_plugin_proto_init() }
@@ -3059,24 +3443,25 @@ func file_toolgate_plugin_v1_plugin_proto_init() {
 	if File_toolgate_plugin_v1_plugin_proto != nil {
 		return
 	}
-	file_toolgate_plugin_v1_plugin_proto_msgTypes[9].OneofWrappers = []any{}
-	file_toolgate_plugin_v1_plugin_proto_msgTypes[11].OneofWrappers = []any{
+	file_toolgate_plugin_v1_plugin_proto_msgTypes[14].OneofWrappers = []any{}
+	file_toolgate_plugin_v1_plugin_proto_msgTypes[16].OneofWrappers = []any{
 		(*CallToolEvent_Progress)(nil),
 		(*CallToolEvent_Log)(nil),
 		(*CallToolEvent_Result)(nil),
+		(*CallToolEvent_ClientWanted)(nil),
 	}
-	file_toolgate_plugin_v1_plugin_proto_msgTypes[15].OneofWrappers = []any{
+	file_toolgate_plugin_v1_plugin_proto_msgTypes[21].OneofWrappers = []any{
 		(*Content_Text)(nil),
 		(*Content_Image)(nil),
 		(*Content_Audio)(nil),
 		(*Content_Resource)(nil),
 		(*Content_ResourceLink)(nil),
 	}
-	file_toolgate_plugin_v1_plugin_proto_msgTypes[21].OneofWrappers = []any{
+	file_toolgate_plugin_v1_plugin_proto_msgTypes[27].OneofWrappers = []any{
 		(*ResourceContents_Text)(nil),
 		(*ResourceContents_Blob)(nil),
 	}
-	file_toolgate_plugin_v1_plugin_proto_msgTypes[38].OneofWrappers = []any{
+	file_toolgate_plugin_v1_plugin_proto_msgTypes[44].OneofWrappers = []any{
 		(*WatchEvent_ToolsChanged)(nil),
 		(*WatchEvent_ResourcesChanged)(nil),
 		(*WatchEvent_PromptsChanged)(nil),
@@ -3089,9 +3474,9 @@ func file_toolgate_plugin_v1_plugin_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_toolgate_plugin_v1_plugin_proto_rawDesc), len(file_toolgate_plugin_v1_plugin_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   47,
+			NumMessages:   53,
 			NumExtensions: 0,
-			NumServices:   1,
+			NumServices:   2,
 		},
 		GoTypes:           file_toolgate_plugin_v1_plugin_proto_goTypes,
 		DependencyIndexes: file_toolgate_plugin_v1_plugin_proto_depIdxs,

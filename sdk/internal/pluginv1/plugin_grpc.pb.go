@@ -37,6 +37,7 @@ const (
 	Plugin_Watch_FullMethodName                 = "/toolgate.plugin.v1.Plugin/Watch"
 	Plugin_Health_FullMethodName                = "/toolgate.plugin.v1.Plugin/Health"
 	Plugin_Stop_FullMethodName                  = "/toolgate.plugin.v1.Plugin/Stop"
+	Plugin_RootsChanged_FullMethodName          = "/toolgate.plugin.v1.Plugin/RootsChanged"
 )
 
 // PluginClient is the client API for Plugin service.
@@ -65,6 +66,10 @@ type PluginClient interface {
 	// Stop asks the plugin to end what it runs politely before the host ends its
 	// process; the call's deadline is how long it may take.
 	Stop(ctx context.Context, in *StopRequest, opts ...grpc.CallOption) (*StopResponse, error)
+	// RootsChanged tells a plugin that declared client_callbacks that a
+	// client's roots changed (MCP notifications/roots/list_changed). Added in
+	// protocol minor 2.
+	RootsChanged(ctx context.Context, in *RootsChangedRequest, opts ...grpc.CallOption) (*RootsChangedResponse, error)
 }
 
 type pluginClient struct {
@@ -213,6 +218,16 @@ func (c *pluginClient) Stop(ctx context.Context, in *StopRequest, opts ...grpc.C
 	return out, nil
 }
 
+func (c *pluginClient) RootsChanged(ctx context.Context, in *RootsChangedRequest, opts ...grpc.CallOption) (*RootsChangedResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RootsChangedResponse)
+	err := c.cc.Invoke(ctx, Plugin_RootsChanged_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // PluginServer is the server API for Plugin service.
 // All implementations must embed UnimplementedPluginServer
 // for forward compatibility.
@@ -239,6 +254,10 @@ type PluginServer interface {
 	// Stop asks the plugin to end what it runs politely before the host ends its
 	// process; the call's deadline is how long it may take.
 	Stop(context.Context, *StopRequest) (*StopResponse, error)
+	// RootsChanged tells a plugin that declared client_callbacks that a
+	// client's roots changed (MCP notifications/roots/list_changed). Added in
+	// protocol minor 2.
+	RootsChanged(context.Context, *RootsChangedRequest) (*RootsChangedResponse, error)
 	mustEmbedUnimplementedPluginServer()
 }
 
@@ -284,6 +303,9 @@ func (UnimplementedPluginServer) Health(context.Context, *HealthRequest) (*Healt
 }
 func (UnimplementedPluginServer) Stop(context.Context, *StopRequest) (*StopResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Stop not implemented")
+}
+func (UnimplementedPluginServer) RootsChanged(context.Context, *RootsChangedRequest) (*RootsChangedResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RootsChanged not implemented")
 }
 func (UnimplementedPluginServer) mustEmbedUnimplementedPluginServer() {}
 func (UnimplementedPluginServer) testEmbeddedByValue()                {}
@@ -508,6 +530,24 @@ func _Plugin_Stop_Handler(srv interface{}, ctx context.Context, dec func(interfa
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Plugin_RootsChanged_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RootsChangedRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(PluginServer).RootsChanged(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Plugin_RootsChanged_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(PluginServer).RootsChanged(ctx, req.(*RootsChangedRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Plugin_ServiceDesc is the grpc.ServiceDesc for Plugin service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -555,6 +595,10 @@ var Plugin_ServiceDesc = grpc.ServiceDesc{
 			MethodName: "Stop",
 			Handler:    _Plugin_Stop_Handler,
 		},
+		{
+			MethodName: "RootsChanged",
+			Handler:    _Plugin_RootsChanged_Handler,
+		},
 	},
 	Streams: []grpc.StreamDesc{
 		{
@@ -568,5 +612,123 @@ var Plugin_ServiceDesc = grpc.ServiceDesc{
 			ServerStreams: true,
 		},
 	},
+	Metadata: "toolgate/plugin/v1/plugin.proto",
+}
+
+const (
+	ClientCallbacks_Request_FullMethodName = "/toolgate.plugin.v1.ClientCallbacks/Request"
+)
+
+// ClientCallbacksClient is the client API for ClientCallbacks service.
+//
+// For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
+//
+// ClientCallbacks is served by the host to the plugin over go-plugin's
+// GRPCBroker, once per call that asks: CallToolRequest.callback_broker_id
+// names it, the plugin's ClientWanted event starts it, and it asks the client
+// of that call only. It ends with the call. Added in protocol minor 2; the
+// host offers it only to plugins that declared client_callbacks.
+type ClientCallbacksClient interface {
+	// Request sends the client a server-to-client request (sampling/createMessage,
+	// elicitation/create, roots/list) and returns its answer.
+	Request(ctx context.Context, in *ClientRequest, opts ...grpc.CallOption) (*ClientResponse, error)
+}
+
+type clientCallbacksClient struct {
+	cc grpc.ClientConnInterface
+}
+
+func NewClientCallbacksClient(cc grpc.ClientConnInterface) ClientCallbacksClient {
+	return &clientCallbacksClient{cc}
+}
+
+func (c *clientCallbacksClient) Request(ctx context.Context, in *ClientRequest, opts ...grpc.CallOption) (*ClientResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ClientResponse)
+	err := c.cc.Invoke(ctx, ClientCallbacks_Request_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ClientCallbacksServer is the server API for ClientCallbacks service.
+// All implementations must embed UnimplementedClientCallbacksServer
+// for forward compatibility.
+//
+// ClientCallbacks is served by the host to the plugin over go-plugin's
+// GRPCBroker, once per call that asks: CallToolRequest.callback_broker_id
+// names it, the plugin's ClientWanted event starts it, and it asks the client
+// of that call only. It ends with the call. Added in protocol minor 2; the
+// host offers it only to plugins that declared client_callbacks.
+type ClientCallbacksServer interface {
+	// Request sends the client a server-to-client request (sampling/createMessage,
+	// elicitation/create, roots/list) and returns its answer.
+	Request(context.Context, *ClientRequest) (*ClientResponse, error)
+	mustEmbedUnimplementedClientCallbacksServer()
+}
+
+// UnimplementedClientCallbacksServer must be embedded to have
+// forward compatible implementations.
+//
+// NOTE: this should be embedded by value instead of pointer to avoid a nil
+// pointer dereference when methods are called.
+type UnimplementedClientCallbacksServer struct{}
+
+func (UnimplementedClientCallbacksServer) Request(context.Context, *ClientRequest) (*ClientResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Request not implemented")
+}
+func (UnimplementedClientCallbacksServer) mustEmbedUnimplementedClientCallbacksServer() {}
+func (UnimplementedClientCallbacksServer) testEmbeddedByValue()                         {}
+
+// UnsafeClientCallbacksServer may be embedded to opt out of forward compatibility for this service.
+// Use of this interface is not recommended, as added methods to ClientCallbacksServer will
+// result in compilation errors.
+type UnsafeClientCallbacksServer interface {
+	mustEmbedUnimplementedClientCallbacksServer()
+}
+
+func RegisterClientCallbacksServer(s grpc.ServiceRegistrar, srv ClientCallbacksServer) {
+	// If the following call panics, it indicates UnimplementedClientCallbacksServer was
+	// embedded by pointer and is nil.  This will cause panics if an
+	// unimplemented method is ever invoked, so we test this at initialization
+	// time to prevent it from happening at runtime later due to I/O.
+	if t, ok := srv.(interface{ testEmbeddedByValue() }); ok {
+		t.testEmbeddedByValue()
+	}
+	s.RegisterService(&ClientCallbacks_ServiceDesc, srv)
+}
+
+func _ClientCallbacks_Request_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ClientRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ClientCallbacksServer).Request(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ClientCallbacks_Request_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ClientCallbacksServer).Request(ctx, req.(*ClientRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+// ClientCallbacks_ServiceDesc is the grpc.ServiceDesc for ClientCallbacks service.
+// It's only intended for direct use with grpc.RegisterService,
+// and not to be introspected or modified (even as a copy)
+var ClientCallbacks_ServiceDesc = grpc.ServiceDesc{
+	ServiceName: "toolgate.plugin.v1.ClientCallbacks",
+	HandlerType: (*ClientCallbacksServer)(nil),
+	Methods: []grpc.MethodDesc{
+		{
+			MethodName: "Request",
+			Handler:    _ClientCallbacks_Request_Handler,
+		},
+	},
+	Streams:  []grpc.StreamDesc{},
 	Metadata: "toolgate/plugin/v1/plugin.proto",
 }

@@ -6,6 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
+
+	goplugin "github.com/hashicorp/go-plugin"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -24,6 +27,12 @@ var ErrConnectionLost = errors.New("connection to the plugin lost")
 // Client is a protov1.Backend served by a plugin across gRPC.
 type Client struct {
 	RPC pluginv1.PluginClient
+	// Broker serves a call's Peer to the plugin; nil serves none.
+	Broker *goplugin.GRPCBroker
+
+	mu        sync.Mutex
+	infoKnown bool
+	callbacks bool // the plugin declared client_callbacks at a minor that has them
 }
 
 var _ protov1.Backend = (*Client)(nil)
@@ -75,6 +84,10 @@ func (c *Client) GetInfo(ctx context.Context) (protov1.Info, error) {
 		return protov1.Info{}, errorOf(err)
 	}
 	caps := r.GetCapabilities()
+	c.mu.Lock()
+	c.infoKnown = true
+	c.callbacks = caps.GetClientCallbacks() && r.GetProtocolMinor() >= protov1.MinorClientCallbacks
+	c.mu.Unlock()
 	return protov1.Info{
 		Name: r.GetName(), Version: r.GetVersion(), ProtocolMinor: r.GetProtocolMinor(),
 		Capabilities: protov1.Capabilities{
@@ -117,9 +130,24 @@ func (c *Client) ListTools(ctx context.Context) ([]protov1.Tool, error) {
 func (c *Client) CallTool(ctx context.Context, req *protov1.CallRequest, events protov1.CallEvents) (*protov1.Result, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel() // ends the stream, and with it the plugin's handler, on every path
-	stream, err := c.RPC.CallTool(ctx, &pluginv1.CallToolRequest{
+	pb := &pluginv1.CallToolRequest{
 		Name: req.Name, ArgumentsJson: req.Arguments, MetaJson: req.Meta, WantProgress: req.WantProgress,
-	})
+	}
+	// The call's client is served only once the plugin asks for it (see
+	// callbacks.go), so a call whose plugin never asks costs nothing more.
+	// A client that declared nothing a plugin may ask is described all the
+	// same, so the plugin can say what it lacks.
+	var peer *callPeer
+	if req.Peer != nil && c.Broker != nil && c.servesCallbacks(ctx) {
+		caps := req.Peer.Capabilities()
+		pb.ClientCapabilities = capsToPB(caps)
+		if asksAnything(caps) {
+			peer = &callPeer{broker: c.Broker, id: c.Broker.NextId(), peer: req.Peer}
+			defer peer.end()
+			pb.CallbackBrokerId = peer.id
+		}
+	}
+	stream, err := c.RPC.CallTool(ctx, pb)
 	if err != nil {
 		return nil, errorOf(err)
 	}
@@ -142,6 +170,8 @@ func (c *Client) CallTool(ctx context.Context, req *protov1.CallRequest, events 
 			if events != nil {
 				events.Log(*logFromPB(e.Log))
 			}
+		case *pluginv1.CallToolEvent_ClientWanted:
+			peer.serve()
 		}
 	}
 }
@@ -228,6 +258,33 @@ func (c *Client) Watch(ctx context.Context, emit func(protov1.Event)) error {
 			emit(e)
 		}
 	}
+}
+
+// servesCallbacks reports whether the plugin asks clients things, learning
+// it from GetInfo once when the host has not asked yet.
+func (c *Client) servesCallbacks(ctx context.Context) bool {
+	c.mu.Lock()
+	known, callbacks := c.infoKnown, c.callbacks
+	c.mu.Unlock()
+	if known {
+		return callbacks
+	}
+	if _, err := c.GetInfo(ctx); err != nil {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.callbacks
+}
+
+// RootsChanged tells the plugin that a client's roots changed; a plugin that
+// did not declare client_callbacks is not told (ErrUnsupported).
+func (c *Client) RootsChanged(ctx context.Context) error {
+	if !c.servesCallbacks(ctx) {
+		return fmt.Errorf("%w: the plugin does not take client callbacks", ErrUnsupported)
+	}
+	_, err := c.RPC.RootsChanged(ctx, &pluginv1.RootsChangedRequest{})
+	return unsupported(err)
 }
 
 // ErrUnsupported is wrapped by the errors of optional calls a plugin built

@@ -27,13 +27,14 @@ type GRPCPlugin struct {
 	Impl *Server
 }
 
-func (p *GRPCPlugin) GRPCServer(_ *goplugin.GRPCBroker, s *grpc.Server) error {
+func (p *GRPCPlugin) GRPCServer(broker *goplugin.GRPCBroker, s *grpc.Server) error {
+	p.Impl.Broker = broker
 	pluginv1.RegisterPluginServer(s, p.Impl)
 	return nil
 }
 
-func (p *GRPCPlugin) GRPCClient(_ context.Context, _ *goplugin.GRPCBroker, cc *grpc.ClientConn) (any, error) {
-	return &Client{RPC: pluginv1.NewPluginClient(cc)}, nil
+func (p *GRPCPlugin) GRPCClient(_ context.Context, broker *goplugin.GRPCBroker, cc *grpc.ClientConn) (any, error) {
+	return &Client{RPC: pluginv1.NewPluginClient(cc), Broker: broker}, nil
 }
 
 // VersionedPlugins is what both sides hand go-plugin: protocol v1 today, and the

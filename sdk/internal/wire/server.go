@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/hashicorp/go-hclog"
+	goplugin "github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -21,6 +22,9 @@ type Server struct {
 	pluginv1.UnimplementedPluginServer
 	Backend protov1.Backend
 	Logger  hclog.Logger
+	// Broker reaches the host's per-call ClientCallbacks services; go-plugin
+	// sets it when it registers the server.
+	Broker *goplugin.GRPCBroker
 }
 
 // statusOf maps a backend error to a gRPC status the client maps back.
@@ -157,10 +161,19 @@ func (s *Server) callTool(ctx context.Context, req *pluginv1.CallToolRequest, ev
 			res, err = nil, fmt.Errorf("tool %q panicked: %v", req.GetName(), r)
 		}
 	}()
-	return s.Backend.CallTool(ctx, &protov1.CallRequest{
+	call := &protov1.CallRequest{
 		Name: req.GetName(), Arguments: raw(req.GetArgumentsJson()),
 		Meta: raw(req.GetMetaJson()), WantProgress: req.GetWantProgress(),
-	}, events)
+	}
+	if caps := req.GetClientCapabilities(); caps != nil && s.Broker != nil {
+		peer := &remotePeer{caps: capsFromPB(caps), broker: s.Broker, id: req.GetCallbackBrokerId(),
+			want: func() error {
+				return events.send(&pluginv1.CallToolEvent{Event: &pluginv1.CallToolEvent_ClientWanted{ClientWanted: &pluginv1.ClientWanted{}}})
+			}}
+		defer peer.end()
+		call.Peer = peer
+	}
+	return s.Backend.CallTool(ctx, call, events)
 }
 
 func (s *Server) ListResources(ctx context.Context, _ *pluginv1.ListResourcesRequest) (resp *pluginv1.ListResourcesResponse, err error) {
@@ -260,6 +273,18 @@ func (s *Server) Health(ctx context.Context, _ *pluginv1.HealthRequest) (resp *p
 		}
 	}
 	return &pluginv1.HealthResponse{}, nil
+}
+
+// RootsChanged passes on that a client's roots changed to a backend that
+// wants to know.
+func (s *Server) RootsChanged(ctx context.Context, _ *pluginv1.RootsChangedRequest) (resp *pluginv1.RootsChangedResponse, err error) {
+	defer s.guard("RootsChanged", &err)
+	if rw, ok := s.Backend.(protov1.RootsWatcher); ok {
+		if err := rw.RootsChanged(ctx); err != nil {
+			return nil, statusOf(err)
+		}
+	}
+	return &pluginv1.RootsChangedResponse{}, nil
 }
 
 // Stop lets the backend end what it runs before the host ends the process.

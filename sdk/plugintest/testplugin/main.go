@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/toolgate/toolgate/sdk/plugin"
@@ -28,6 +29,9 @@ type exitArgs struct {
 type echoArgs struct {
 	Text string `json:"text" description:"Text to send back."`
 }
+
+// rootsChanged counts the host's notices that a client's roots changed.
+var rootsChanged atomic.Int64
 
 func main() {
 	if os.Getenv("TESTPLUGIN_DIE_AT_START") != "" {
@@ -80,12 +84,26 @@ func main() {
 				n, err := os.Stdin.Read(make([]byte, 1))
 				return plugin.Text(fmt.Sprintf("read %d bytes, err=%v", n, err)), nil
 			}, plugin.ReadOnly()),
+			plugin.NewTool("sample", "Ask the calling client's model to complete the text; answer what it said.", func(ctx context.Context, call *plugin.Call, in echoArgs) (*plugin.Result, error) {
+				res, err := call.Sample(ctx, plugin.SampleRequest{Messages: []plugin.SamplingMessage{plugin.UserText(in.Text)}, MaxTokens: 10})
+				if err != nil {
+					return nil, err
+				}
+				return plugin.Text(res.Content.Text()), nil
+			}),
+			plugin.NewTool("roots_changed", "Say how many times the plugin heard that a client's roots changed.", func(context.Context, *plugin.Call, struct{}) (*plugin.Result, error) {
+				return plugin.Text(fmt.Sprint(rootsChanged.Load())), nil
+			}, plugin.ReadOnly()),
 			plugin.NewTool("log", "Log the text through a logger made in the handler, and write it to stderr.", func(_ context.Context, _ *plugin.Call, in echoArgs) (*plugin.Result, error) {
 				plugin.Logger().Warn("handler log", "text", in.Text)
 				fmt.Fprintln(os.Stderr, "handler stderr: "+in.Text)
 				return plugin.Text("logged"), nil
 			}),
 		},
+	}
+	p.RootsChanged = func(context.Context) error {
+		rootsChanged.Add(1)
+		return nil
 	}
 	if os.Getenv("TESTPLUGIN_HANG_CONFIGURE") != "" {
 		p.Configure = func(ctx context.Context, _ json.RawMessage) error {
