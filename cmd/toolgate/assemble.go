@@ -173,6 +173,7 @@ func assemble(ctx context.Context, cfg *config.Config, topts telemetry.Options, 
 		Handlers: extra, OAuth: oauthOptions(cfg.Listen.OAuth),
 		Instructions: handlers.Instructions,
 		Ready:        pluginsReady(cfg, plugins),
+		RootsChanged: rootsChanged(plugins),
 	})
 	if err != nil {
 		_ = tel.Close(ctx)
@@ -237,5 +238,22 @@ func catalogResource(cat *catalog.Catalog, plugins *supervisor.Manager) gateway.
 			}
 			return []protov1.ResourceContents{{URI: catalogURI, MIMEType: "application/json", Text: string(b)}}, nil
 		},
+	}
+}
+
+// rootsNoticeTimeout bounds how long telling the running plugins that a
+// client's roots changed may take.
+const rootsNoticeTimeout = 10 * time.Second
+
+// rootsChanged passes a client's roots/list_changed to the running plugins
+// without holding up the client's connection, which sent it as a
+// notification and waits for nothing.
+func rootsChanged(plugins *supervisor.Manager) func(context.Context) {
+	return func(ctx context.Context) {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rootsNoticeTimeout)
+		go func() {
+			defer cancel()
+			plugins.RootsChanged(ctx)
+		}()
 	}
 }
