@@ -5,18 +5,18 @@ package search
 // rerankWeights is the model that reorders the head of the ranking
 // (rerank.go), fitted on the tuning half only with L2 penalty 0.001.
 var rerankWeights = [numFeatures]float64{
-	1.0773,  // fused
-	1.7501,  // bm25
-	-0.1950, // fuzzy
-	2.9469,  // cover
-	2.3221,  // cover_idf
-	0.9278,  // name
-	0.4263,  // name_idf
-	1.3209,  // summary_idf
-	1.2743,  // explain
-	0.5152,  // explain_all
-	-0.8975, // param_idf
-	1.0860,  // rank
-	-0.6834, // action
-	-0.1806, // other_action
+	1.3870,  // fused
+	2.1520,  // bm25
+	-0.2556, // fuzzy
+	2.7010,  // cover
+	1.9347,  // cover_idf
+	0.9615,  // name
+	0.3551,  // name_idf
+	1.0972,  // summary_idf
+	1.4131,  // explain
+	0.4927,  // explain_all
+	-0.6560, // param_idf
+	1.0838,  // rank
+	-0.6070, // action
+	-0.0929, // other_action
 }
