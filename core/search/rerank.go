@@ -79,13 +79,13 @@ func (sn *snapshot) viewQuery(pq *parsedQuery) *queryView {
 func (sn *snapshot) features(pq *parsedQuery, v *queryView, c *candidate, pos int, best *candidate, x *[numFeatures]float64) {
 	*x = [numFeatures]float64{}
 	x[featFused] = c.fused / best.fused
-	if ti, ok := v.terms[action(c.doc)]; ok {
-		x[featAction] = ti.rel
-	}
 	x[featRank] = 1 / float64(pos+1)
 	seg, doc := sn.docRef(c.doc)
 	if seg == nil || len(pq.groups) == 0 {
 		return
+	}
+	if ti, ok := v.terms[seg.actionOf(doc)]; ok {
+		x[featAction] = ti.rel
 	}
 	var any, name, summary, param [64]float64
 	ng := min(len(pq.groups), len(any))
@@ -125,15 +125,10 @@ func (sn *snapshot) features(pq *parsedQuery, v *queryView, c *candidate, pos in
 	x[featCover] /= float64(ng)
 	x[featName] /= float64(ng)
 
-	nameText := c.doc.Name
-	if nameText == "" {
-		nameText = c.doc.ID
-	}
-	nameTerms := appendTerms(nil, nameText, nil)
 	explained, total := 0.0, 0
-	plugin := stem(strings.ToLower(c.doc.Plugin))
-	for _, t := range nameTerms {
-		if t == plugin {
+	for _, id := range seg.nameTermsOf(doc) {
+		t := seg.terms[id]
+		if t == seg.pluginTerm {
 			continue // a server's tools often repeat its name: "brave_web_search"
 		}
 		total++
@@ -158,12 +153,6 @@ func (sn *snapshot) headFeatures(pq *parsedQuery, cands []candidate, k int) [][n
 		maxFz = max(maxFz, cands[i].fz)
 	}
 	xs := make([][numFeatures]float64, k)
-	asked := false // the request names the action of a tool in the head
-	for i := range k {
-		if _, ok := v.terms[action(cands[i].doc)]; ok {
-			asked = true
-		}
-	}
 	for i := range k {
 		c := &cands[i]
 		sn.features(pq, v, c, i, &cands[0], &xs[i])
@@ -173,27 +162,19 @@ func (sn *snapshot) headFeatures(pq *parsedQuery, cands []candidate, k int) [][n
 		if maxFz > 0 {
 			xs[i][featFuzzy] = c.fz / maxFz
 		}
+	}
+	// The request names what a tool of the head does: the others do
+	// something else.
+	asked := false
+	for i := range k {
+		asked = asked || xs[i][featAction] > 0
+	}
+	for i := range k {
 		if asked && xs[i][featAction] == 0 {
 			xs[i][featOtherAction] = 1
 		}
 	}
 	return xs
-}
-
-// action is the stem of the first word of a tool's description, which in
-// nearly every catalog says what the tool does ("Create a new queue",
-// "Lists the routes"); "" when the description starts otherwise.
-func action(d *Doc) string {
-	desc := d.Description
-	if i := strings.IndexAny(desc, ".\n"); i > 0 {
-		desc = desc[:i]
-	}
-	for _, t := range Tokenize(desc) {
-		if !stopwords[t] {
-			return stem(t)
-		}
-	}
-	return ""
 }
 
 // rerank reorders the first rerankDepth candidates by the model's score.
