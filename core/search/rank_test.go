@@ -86,11 +86,3 @@ func TestWhatAToolDoesOutranksItsNotes(t *testing.T) {
 		}
 	}
 }
-
-// The fitting script names the reranker's features; the names must follow
-// the features one for one.
-func TestRerankFeatureNames(t *testing.T) {
-	if len(RerankFeatureNames) != numFeatures || len(rerankWeights) != numFeatures {
-		t.Errorf("%d feature names and %d weights for %d features", len(RerankFeatureNames), len(rerankWeights), numFeatures)
-	}
-}
