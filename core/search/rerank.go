@@ -8,7 +8,7 @@ import (
 
 // The fused ranking scores a tool by how well its text matches the words of
 // a request, word by word. The first places are then often near twins of
-// one plugin ("queue_create", "queue_send_message") told apart only by which
+// one plugin ("event_create", "event_invite_attendee") told apart only by which
 // of them the request explains as a whole: the one whose name the request's
 // words account for, whose summary covers the rare words and not only the
 // common ones. rerank reorders the head of the fused ranking by a linear
