@@ -12,6 +12,13 @@
 // word. Arguments in a request (file names, URLs, numbers) count as the kind
 // of thing they are, and a distinctive plugin name narrows the search.
 //
+// The first places of the fused ranking are then reordered by a linear
+// model over what word-by-word scoring does not see: how much of the
+// request a tool answers as a whole, how much of its name the request
+// explains, whether the request asks for what its description says it does
+// (rerank.go). The weights are fitted by scripts/fit-reranker on the tuning
+// half of the labelled queries only.
+//
 // Each plugin's tools live in an immutable segment; a search reads an atomic
 // snapshot of the segment list, so replacing one plugin's tools neither
 // blocks searches nor rebuilds the other plugins.

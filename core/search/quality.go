@@ -91,9 +91,25 @@ func EvaluateQuality(dir string, distractors int) (QualityReport, error) {
 	return rep, nil
 }
 
-// indexRanker loads docs into a fresh index, one Replace per plugin as the
-// catalog does, and ranks through its public Search.
+// indexRanker ranks through the public Search of an index holding docs.
 func indexRanker(docs []Doc) ranker {
+	ix := loadIndex(docs)
+	return func(text string) ([]string, error) {
+		res, err := ix.Search(Query{Text: text, Limit: 5})
+		if err != nil {
+			return nil, err
+		}
+		ids := make([]string, len(res.Hits))
+		for i, h := range res.Hits {
+			ids[i] = h.Doc.ID
+		}
+		return ids, nil
+	}
+}
+
+// loadIndex loads docs into a fresh index, one Replace per plugin as the
+// catalog does.
+func loadIndex(docs []Doc) *Index {
 	ix := NewIndex()
 	byPlugin := map[string][]Doc{}
 	var order []string
@@ -106,17 +122,7 @@ func indexRanker(docs []Doc) ranker {
 	for _, p := range order {
 		ix.Replace(p, byPlugin[p])
 	}
-	return func(text string) ([]string, error) {
-		res, err := ix.Search(Query{Text: text, Limit: 5})
-		if err != nil {
-			return nil, err
-		}
-		ids := make([]string, len(res.Hits))
-		for i, h := range res.Hits {
-			ids[i] = h.Doc.ID
-		}
-		return ids, nil
-	}
+	return ix
 }
 
 func baselineRanker(docs []Doc) ranker {

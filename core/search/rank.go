@@ -70,7 +70,7 @@ type candidate struct {
 // same order as the full ranking: the first P tools by BM25 score at least
 // bm25Weight/(rrfK+P), more than any tool outside both heads can reach
 // while 2P+rrfK <= fusionDepth. Deeper pages rank everything.
-func (sn *snapshot) rank(pq *parsedQuery, f *filter, offset, limit int) Result {
+func (sn *snapshot) rank(pq *parsedQuery, f *filter, offset, limit int, m *rankModel) Result {
 	sc := getScratch(sn.n)
 	defer sc.release()
 	sn.scoreBM25F(pq.groups, f, sc)
@@ -111,6 +111,7 @@ func (sn *snapshot) rank(pq *parsedQuery, f *filter, offset, limit int) Result {
 		}
 	}
 	fuse(cands, bmCut, fzCut)
+	sn.rerank(pq, cands, m)
 	res.Coverage = sn.coverage(pq, &cands[0])
 
 	top := cands[0].fused

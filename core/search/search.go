@@ -51,6 +51,11 @@ func (e *PatternError) Unwrap() error { return e.Err }
 
 // Search returns the tools matching q, ranked by q.Text when it is set.
 func (ix *Index) Search(q Query) (Result, error) {
+	return ix.search(q, &rankModel{weights: &rerankWeights})
+}
+
+// search is Search with the given reordering of the ranking's head.
+func (ix *Index) search(q Query, m *rankModel) (Result, error) {
 	f, err := newFilter(q)
 	if err != nil {
 		return Result{}, err
@@ -64,14 +69,14 @@ func (ix *Index) Search(q Query) (Result, error) {
 			narrowed := *f
 			narrowed.plugin = p
 			if pq := sn.parseQuery(rest); !pq.empty() {
-				if res := sn.rank(pq, &narrowed, q.Offset, q.Limit); res.Total > 0 {
+				if res := sn.rank(pq, &narrowed, q.Offset, q.Limit, m); res.Total > 0 {
 					return res, nil
 				}
 			}
 		}
 	}
 	if pq := sn.parseQuery(text); !pq.empty() {
-		return sn.rank(pq, f, q.Offset, q.Limit), nil
+		return sn.rank(pq, f, q.Offset, q.Limit, m), nil
 	}
 	res := sn.list(f, q.Offset, q.Limit)
 	res.Coverage = 1

@@ -28,8 +28,8 @@ var fieldWeight = [numFields]float64{
 	fieldName:      5,
 	fieldPlugin:    1.5,
 	fieldLabels:    1.5,
-	fieldDesc:      1,
-	fieldParamName: 1,
+	fieldDesc:      1.5,
+	fieldParamName: 0.7,
 	fieldParamDesc: 0.4,
 	fieldParamEnum: 0.8,
 	fieldSummary:   1,
@@ -41,7 +41,7 @@ var fieldB = [numFields]float64{
 	fieldName:      0.4,
 	fieldPlugin:    0.2,
 	fieldLabels:    0.3,
-	fieldDesc:      0.75,
+	fieldDesc:      0.5,
 	fieldParamName: 0.5,
 	fieldParamDesc: 0.75,
 	fieldParamEnum: 0.5,
@@ -76,6 +76,15 @@ type segment struct {
 	sumLen   [numFields]int
 	postings map[string][]posting
 	names    []nameRef
+	// What the reranker reads of each doc, as numbers into terms (the
+	// segment's distinct terms): the terms of every name back to back,
+	// doc i's at nameTerms[nameEnd[i-1]:nameEnd[i]], and the first term of
+	// its description's first sentence (-1 for none).
+	terms      []string
+	nameTerms  []int32
+	nameEnd    []uint32
+	action     []int32
+	pluginTerm string // the plugin's name as a term, which its tools' names often repeat
 }
 
 func newSegment(plugin string, in []Doc) *segment {
@@ -96,14 +105,17 @@ func newSegment(plugin string, in []Doc) *segment {
 	docs = kept
 
 	s := &segment{
-		plugin:   plugin,
-		oneWord:  len(Tokenize(plugin)) == 1,
-		docs:     make([]*Doc, len(docs)),
-		lowerID:  make([]string, len(docs)),
-		idMask:   make([]uint64, len(docs)),
-		byID:     make(map[string]uint32, len(docs)),
-		fieldLen: make([][numFields]uint16, len(docs)),
-		names:    make([]nameRef, len(docs)),
+		plugin:     plugin,
+		oneWord:    len(Tokenize(plugin)) == 1,
+		docs:       make([]*Doc, len(docs)),
+		lowerID:    make([]string, len(docs)),
+		idMask:     make([]uint64, len(docs)),
+		byID:       make(map[string]uint32, len(docs)),
+		fieldLen:   make([][numFields]uint16, len(docs)),
+		names:      make([]nameRef, len(docs)),
+		nameEnd:    make([]uint32, len(docs)),
+		pluginTerm: stem(strings.ToLower(plugin)),
+		action:     make([]int32, len(docs)),
 	}
 	b := postingsBuilder{termID: map[string]int32{}}
 	var buf []string
@@ -130,6 +142,10 @@ func newSegment(plugin string, in []Doc) *segment {
 			s.fieldLen[i][f] = sat16(int(s.fieldLen[i][f]) + len(buf))
 		}
 		add(fieldName, name)
+		for _, t := range buf {
+			s.nameTerms = append(s.nameTerms, b.termID[t])
+		}
+		s.nameEnd[i] = uint32(len(s.nameTerms))
 		add(fieldPlugin, plugin)
 		// Label values describe the tool ("category=monitoring"); keys and
 		// flag values ("readOnly=true") are for filtering and would only
@@ -141,6 +157,10 @@ func newSegment(plugin string, in []Doc) *segment {
 		}
 		add(fieldDesc, d.Description)
 		add(fieldSummary, firstSentence(d.Description))
+		s.action[i] = -1
+		if len(buf) > 0 {
+			s.action[i] = b.termID[buf[0]]
+		}
 		for _, p := range d.Params {
 			add(fieldParamName, p.Name)
 			add(fieldParamDesc, p.Description)
@@ -151,6 +171,8 @@ func newSegment(plugin string, in []Doc) *segment {
 		}
 	}
 	s.postings = b.build()
+	s.nameTerms = slices.Clip(s.nameTerms)
+	s.terms = slices.Clip(b.terms)
 	return s
 }
 
@@ -271,4 +293,21 @@ func firstSentence(desc string) string {
 		}
 	}
 	return desc
+}
+
+// nameTermsOf returns the numbers of the terms of doc i's name.
+func (s *segment) nameTermsOf(i uint32) []int32 {
+	start := uint32(0)
+	if i > 0 {
+		start = s.nameEnd[i-1]
+	}
+	return s.nameTerms[start:s.nameEnd[i]]
+}
+
+// actionOf returns the first term of doc i's description, or "".
+func (s *segment) actionOf(i uint32) string {
+	if a := s.action[i]; a >= 0 {
+		return s.terms[a]
+	}
+	return ""
 }
