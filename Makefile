@@ -41,7 +41,8 @@ proto:
 	scripts/proto.sh
 
 lint:
-	gofmt -l $$(git ls-files '*.go' | grep -v /internal/pluginv1/) | tee /dev/stderr | (! read)
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go' | grep -v /internal/pluginv1/)); \
+	if [ -n "$$unformatted" ]; then echo "gofmt: not formatted:" >&2; echo "$$unformatted" >&2; exit 1; fi
 	$(GO) vet ./... && (cd sdk && $(GO) vet ./...)
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK) ./...
 	cd sdk && $(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK) ./...
