@@ -179,9 +179,11 @@ func (c *Catalog) Set(plugin string, m *Manifest) Change {
 	for id := range oldIDs {
 		change.Removed = append(change.Removed, id)
 	}
+	// The index changes before the lock is let go, so whoever sees a plugin's
+	// tools in the catalog also finds them by search. Searches never take mu.
+	c.index.Replace(plugin, docs)
 	c.mu.Unlock()
 
-	c.index.Replace(plugin, docs)
 	sort.Strings(change.Added)
 	sort.Strings(change.Removed)
 	if !change.Empty() {

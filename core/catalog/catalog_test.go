@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -256,5 +258,33 @@ func TestPluginOf(t *testing.T) {
 		if got != want || ok != (want != "") {
 			t.Errorf("PluginOf(%q) = %q, %v; want %q", name, got, ok, want)
 		}
+	}
+}
+
+// A plugin's tools are searchable the moment the catalog counts them, so
+// a filter_tools right after a plugin starts never misses them.
+func TestToolsAreSearchableOnceCounted(t *testing.T) {
+	tools := make([]protov1.Tool, 500)
+	for i := range tools {
+		tools[i] = tool(fmt.Sprintf("read_%d", i), "Read a file from disk.")
+	}
+	for range 20 {
+		c := New()
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			c.Set("fs", &Manifest{Tools: tools})
+		}()
+		for c.ToolCount("fs") == 0 {
+			runtime.Gosched()
+		}
+		res, err := c.Index().Search(search.Query{Text: "read a file"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Hits) == 0 {
+			t.Fatal("the catalog counts the plugin's tools, but search finds none of them")
+		}
+		<-done
 	}
 }
