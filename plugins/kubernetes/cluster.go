@@ -10,10 +10,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/discovery"
-	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
-	kubeclient "k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 )
 
 // ErrUnknownKind marks a kind the cluster does not serve.
@@ -23,26 +21,35 @@ var ErrUnknownKind = errors.New("unknown resource kind")
 type cluster struct {
 	server    string // API server URL, named in every transport error
 	namespace string // default namespace
-	typed     kubeclient.Interface
 	dynamic   dynamic.Interface
-	discovery discovery.CachedDiscoveryInterface
+	// rest serves the requests the dynamic client has no method for
+	// (tables, logs, typed lists) at their absolute paths, decoding JSON
+	// itself; see apiDiscovery for why there is no typed clientset.
+	rest      *rest.RESTClient
+	discovery *apiDiscovery
 }
 
 func newCluster(conn *connection) (*cluster, error) {
-	typed, err := kubeclient.NewForConfig(conn.rest)
+	httpClient, err := rest.HTTPClientFor(conn.rest)
 	if err != nil {
 		return nil, fmt.Errorf("kubernetes client for %s: %w", conn.rest.Host, err)
 	}
-	dyn, err := dynamic.NewForConfig(conn.rest)
+	dyn, err := dynamic.NewForConfigAndClient(conn.rest, httpClient)
 	if err != nil {
 		return nil, fmt.Errorf("dynamic client for %s: %w", conn.rest.Host, err)
+	}
+	cfg := dynamic.ConfigFor(conn.rest)
+	cfg.GroupVersion = nil
+	rc, err := rest.UnversionedRESTClientForConfigAndClient(cfg, httpClient)
+	if err != nil {
+		return nil, fmt.Errorf("kubernetes client for %s: %w", conn.rest.Host, err)
 	}
 	return &cluster{
 		server:    conn.rest.Host,
 		namespace: conn.namespace,
-		typed:     typed,
 		dynamic:   dyn,
-		discovery: memory.NewMemCacheClient(typed.Discovery()),
+		rest:      rc,
+		discovery: newAPIDiscovery(rc),
 	}, nil
 }
 
@@ -81,13 +88,13 @@ func (r resource) matches(name string) bool {
 func (c *cluster) resources(ctx context.Context, apiVersion string) ([]resource, error) {
 	var lists []*metav1.APIResourceList
 	if apiVersion != "" {
-		l, err := c.discovery.ServerResourcesForGroupVersion(apiVersion)
+		l, err := c.discovery.ServerResourcesForGroupVersion(ctx, apiVersion)
 		if err != nil {
 			return nil, err
 		}
 		lists = []*metav1.APIResourceList{l}
 	} else {
-		l, err := c.discovery.ServerPreferredResources()
+		l, err := c.discovery.ServerPreferredResources(ctx)
 		// Discovery reports groups it could not reach (a down aggregated
 		// API) alongside everything else; the rest is still usable.
 		if err != nil && len(l) == 0 {
@@ -201,8 +208,8 @@ func groupVersionErr(apiVersion string, err error) error {
 }
 
 // hasSubresource reports whether r serves the named subresource ("scale").
-func (c *cluster) hasSubresource(r resource, sub string) (bool, error) {
-	l, err := c.discovery.ServerResourcesForGroupVersion(r.APIVersion())
+func (c *cluster) hasSubresource(ctx context.Context, r resource, sub string) (bool, error) {
+	l, err := c.discovery.ServerResourcesForGroupVersion(ctx, r.APIVersion())
 	if err != nil {
 		return false, err
 	}

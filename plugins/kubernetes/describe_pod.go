@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	discoveryv1 "k8s.io/api/discovery/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // container is one container of a pod, or of a workload's pod template, with
@@ -221,9 +220,10 @@ func servicePorts(o map[string]any) []string {
 // endpoints lists the ready and not-ready addresses behind a Service, from
 // its EndpointSlices, as ip:port.
 func (c *cluster) endpoints(ctx context.Context, ns, service string) ([]string, error) {
-	list, err := c.typed.DiscoveryV1().EndpointSlices(ns).List(ctx, metav1.ListOptions{
-		LabelSelector: discoveryv1.LabelServiceName + "=" + service})
-	if err != nil {
+	sliceResource := resource{GVR: discoveryv1.SchemeGroupVersion.WithResource("endpointslices"), Namespaced: true}
+	var list discoveryv1.EndpointSliceList
+	req := c.rest.Get().AbsPath(apiPath(sliceResource, ns)...).Param("labelSelector", discoveryv1.LabelServiceName+"="+service)
+	if err := getJSON(ctx, req, &list); err != nil {
 		return nil, err
 	}
 	var out []string

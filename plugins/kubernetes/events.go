@@ -7,11 +7,13 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 
 	"github.com/toolgate/toolgate/sdk/plugin"
 )
+
+// eventResource is where core events are listed.
+var eventResource = resource{GVR: corev1.SchemeGroupVersion.WithResource("events"), Namespaced: true}
 
 // eventScan bounds how many events one answer reads before sorting: events
 // expire after an hour, so this covers all but the noisiest clusters.
@@ -32,21 +34,25 @@ type eventInfo struct {
 // events returns the newest keep events matching sel in ns (all namespaces
 // when empty), oldest first, and how many older ones were left out.
 func (c *cluster) events(ctx context.Context, ns string, sel fields.Set, keep int) ([]eventInfo, int, error) {
-	opts := metav1.ListOptions{Limit: 500}
-	if len(sel) > 0 {
-		opts.FieldSelector = sel.AsSelector().String()
-	}
 	var all []corev1.Event
+	cont := ""
 	for {
-		l, err := c.typed.CoreV1().Events(ns).List(ctx, opts)
-		if err != nil {
+		req := c.rest.Get().AbsPath(apiPath(eventResource, ns)...).Param("limit", "500")
+		if len(sel) > 0 {
+			req = req.Param("fieldSelector", sel.AsSelector().String())
+		}
+		if cont != "" {
+			req = req.Param("continue", cont)
+		}
+		var l corev1.EventList
+		if err := getJSON(ctx, req, &l); err != nil {
 			return nil, 0, err
 		}
 		all = append(all, l.Items...)
 		if l.Continue == "" || len(all) >= eventScan {
 			break
 		}
-		opts.Continue = l.Continue
+		cont = l.Continue
 	}
 	out := make([]eventInfo, len(all))
 	for i, e := range all {

@@ -185,21 +185,16 @@ func sortedProps(n schemaNode) []string {
 
 // openAPI fetches the server's OpenAPI v3 document of r's group/version.
 func (c *cluster) openAPI(ctx context.Context, r resource) (*openAPIDoc, error) {
-	paths, err := c.typed.Discovery().OpenAPIV3().Paths()
-	if err != nil {
-		return nil, err
-	}
 	key := "apis/" + r.APIVersion()
 	if r.GVR.Group == "" {
 		key = "api/" + r.GVR.Version
 	}
-	gv, ok := paths[key]
-	if !ok {
-		return nil, fmt.Errorf("the server publishes no OpenAPI v3 document for %s: %w", r.APIVersion(), ErrUnknownKind)
-	}
-	raw, err := gv.Schema("application/json")
+	raw, ok, err := c.discovery.openAPISchema(ctx, key)
 	if err != nil {
 		return nil, err
+	}
+	if !ok {
+		return nil, fmt.Errorf("the server publishes no OpenAPI v3 document for %s: %w", r.APIVersion(), ErrUnknownKind)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err

@@ -39,7 +39,7 @@ type listing struct {
 // metadata comes along, for their names: the full objects would be ten
 // times the table, and a Secret's would carry its values.
 func (c *cluster) list(ctx context.Context, r resource, q listQuery) (*listing, error) {
-	req := c.typed.CoreV1().RESTClient().Get().
+	req := c.rest.Get().
 		AbsPath(apiPath(r, q.namespace)...).
 		SetHeader("Accept", tableAccept).
 		Param("includeObject", "Metadata")
@@ -154,8 +154,8 @@ func apiPath(r resource, namespace string) []string {
 }
 
 // statusFromBody recovers the API server's own Status from an error body.
-// The typed client cannot decode a JSON Status after asking for a Table, so
-// its error says only "unknown"; the server's message says who was refused
+// A client cannot decode a JSON Status after asking for a Table, so its
+// error says only "unknown"; the server's message says who was refused
 // what.
 func statusFromBody(body []byte, err error) error {
 	var st metav1.Status

@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/toolgate/toolgate/sdk/plugin"
 )
@@ -71,8 +71,8 @@ func (k *kube) podLogs(ctx context.Context, _ *plugin.Call, in logsArgs) (*plugi
 		opts.TailLines = ptrTo(int64(defaultTailLines))
 	}
 
-	pod, err := k.c.typed.CoreV1().Pods(ns).Get(ctx, in.Name, metav1.GetOptions{})
-	if err != nil {
+	pod := &corev1.Pod{}
+	if err := getJSON(ctx, k.c.rest.Get().AbsPath(append(apiPath(podResource, ns), in.Name)...), pod); err != nil {
 		return k.c.fail(t, err), nil
 	}
 	container, err := pickContainer(pod, in.Container)
@@ -83,7 +83,7 @@ func (k *kube) podLogs(ctx context.Context, _ *plugin.Call, in logsArgs) (*plugi
 	if why := logsUnavailable(pod, container, in.Previous); why != "" {
 		return notAvailable(ns, in.Name, container, why)
 	}
-	raw, err := k.c.typed.CoreV1().Pods(ns).GetLogs(in.Name, opts).Do(ctx).Raw()
+	raw, err := k.c.podLogs(ctx, ns, in.Name, opts)
 	if err != nil {
 		var status apierrors.APIStatus
 		if !errors.As(err, &status) || apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) {
@@ -169,3 +169,28 @@ func notAvailable(ns, pod, container, why string) (*plugin.Result, error) {
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+// podLogs reads a container's log through the pod's log subresource.
+func (c *cluster) podLogs(ctx context.Context, ns, name string, opts *corev1.PodLogOptions) ([]byte, error) {
+	req := c.rest.Get().AbsPath(append(apiPath(podResource, ns), name, "log")...)
+	if opts.Container != "" {
+		req = req.Param("container", opts.Container)
+	}
+	if opts.Previous {
+		req = req.Param("previous", "true")
+	}
+	if opts.Timestamps {
+		req = req.Param("timestamps", "true")
+	}
+	for param, v := range map[string]*int64{"sinceSeconds": opts.SinceSeconds, "tailLines": opts.TailLines, "limitBytes": opts.LimitBytes} {
+		if v != nil {
+			req = req.Param(param, strconv.FormatInt(*v, 10))
+		}
+	}
+	res := req.Do(ctx)
+	if err := res.Error(); err != nil {
+		raw, _ := res.Raw()
+		return nil, statusFromBody(raw, err)
+	}
+	return res.Raw()
+}

@@ -8,11 +8,18 @@ import (
 	"strings"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/toolgate/toolgate/sdk/plugin"
+)
+
+// Where a workload's revisions are kept.
+var (
+	replicaSetResource         = resource{GVR: appsv1.SchemeGroupVersion.WithResource("replicasets"), Namespaced: true}
+	controllerRevisionResource = resource{GVR: appsv1.SchemeGroupVersion.WithResource("controllerrevisions"), Namespaced: true}
 )
 
 const (
@@ -46,8 +53,8 @@ func (c *cluster) revisions(ctx context.Context, r resource, obj *unstructured.U
 	}
 	var out []revision
 	if r.GroupResource() == "deployments.apps" {
-		rss, err := c.typed.AppsV1().ReplicaSets(ns).List(ctx, metav1.ListOptions{})
-		if err != nil {
+		var rss appsv1.ReplicaSetList
+		if err := getJSON(ctx, c.rest.Get().AbsPath(apiPath(replicaSetResource, ns)...), &rss); err != nil {
 			return nil, err
 		}
 		for _, rs := range rss.Items {
@@ -68,8 +75,8 @@ func (c *cluster) revisions(ctx context.Context, r resource, obj *unstructured.U
 				Images: imagesOf(tmpl), Created: rs.CreationTimestamp.Time, template: tmpl})
 		}
 	} else {
-		crs, err := c.typed.AppsV1().ControllerRevisions(ns).List(ctx, metav1.ListOptions{})
-		if err != nil {
+		var crs appsv1.ControllerRevisionList
+		if err := getJSON(ctx, c.rest.Get().AbsPath(apiPath(controllerRevisionResource, ns)...), &crs); err != nil {
 			return nil, err
 		}
 		for _, cr := range crs.Items {

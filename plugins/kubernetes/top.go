@@ -56,7 +56,7 @@ func (k *kube) top(ctx context.Context, _ *plugin.Call, in topArgs) (*plugin.Res
 		return res, nil
 	}
 	// Uncached: the cache answers a missing group with an error of its own.
-	if _, err := k.c.typed.Discovery().ServerResourcesForGroupVersion(metricsGroupVersion); err != nil {
+	if _, err := k.c.discovery.fetchResources(ctx, metricsGroupVersion); err != nil {
 		if apierrors.IsNotFound(err) {
 			return plugin.Errorf("top: %v: the cluster has no resource metrics API, so CPU and memory use are unknown. "+
 				"Install metrics-server (or another provider of metrics.k8s.io), or ask Prometheus if it scrapes the kubelets", ErrMetricsNotServed), nil

@@ -207,7 +207,7 @@ func (k *kube) scale(ctx context.Context, _ *plugin.Call, in scaleArgs) (*plugin
 		return res, nil
 	}
 	t.resource += "/scale"
-	has, err := k.c.hasSubresource(r, "scale")
+	has, err := k.c.hasSubresource(ctx, r, "scale")
 	if err != nil {
 		return k.c.fail(t, err), nil
 	}

@@ -28,7 +28,18 @@ func main() {
 	bin := flag.String("toolgate", "bin/toolgate", "toolgate binary")
 	hello := flag.String("hello", "bin/hello-plugin", "hello plugin binary")
 	everything := flag.String("everything", "", "mcp-server-everything executable")
+	flag.IntVar(&loadFlags.sessions, "sessions", 32, "HTTP sessions of the throughput runs")
+	flag.DurationVar(&loadFlags.duration, "duration", 5*time.Second, "length of one throughput run")
+	flag.IntVar(&loadFlags.rounds, "rounds", 3, "throughput runs on each side")
+	baseline := flag.String(baselineFlag, "", "serve the Go SDK echo server on this address (the driver starts itself so)")
 	flag.Parse()
+	if *baseline != "" {
+		if err := serveBaseline(*baseline); err != nil {
+			fmt.Fprintln(os.Stderr, "benchdriver:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(*n, abs(*bin), abs(*hello), *everything); err != nil {
 		fmt.Fprintln(os.Stderr, "benchdriver:", err)
 		os.Exit(1)
@@ -41,6 +52,12 @@ func abs(p string) string {
 		return p
 	}
 	return a
+}
+
+// loadFlags is the shape of the throughput runs.
+var loadFlags struct {
+	sessions, rounds int
+	duration         time.Duration
 }
 
 type row struct {
@@ -144,7 +161,9 @@ plugin "hello" {
 	}
 	fmt.Printf("| gateway HTTP → call_tool x_everything_echo | %s | %s | %s |\n\n", ms(overHTTP.p50), ms(overHTTP.p99), added(overHTTP.p50, base.p50))
 	printMemory(srv.Process.Pid)
-
+	if err := compareThroughput(url, loadFlags.sessions, loadFlags.rounds, loadFlags.duration); err != nil {
+		return err
+	}
 	return lifecycle(httpc, hello)
 }
 

@@ -106,17 +106,23 @@ type httpRPC struct {
 
 func startHTTP(url string) (*httpRPC, error) {
 	c := &httpRPC{url: url, client: &http.Client{}}
+	return c, c.open()
+}
+
+// open initializes a session.
+func (c *httpRPC) open() error {
 	if _, err := c.call("initialize", initParams); err != nil {
-		return nil, err
+		return err
 	}
-	req, _ := http.NewRequest("POST", url, bytes.NewReader(notification("notifications/initialized")))
+	req, _ := http.NewRequest("POST", c.url, bytes.NewReader(notification("notifications/initialized")))
 	c.headers(req)
 	resp, err := c.client.Do(req)
 	if err != nil {
-		return nil, err
+		return err
 	}
+	_, _ = io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
-	return c, nil
+	return nil
 }
 
 func (c *httpRPC) headers(req *http.Request) {

@@ -34,6 +34,7 @@ func ServeBackend(b protov1.Backend, logger hclog.Logger) {
 		HandshakeConfig:  wire.Handshake,
 		VersionedPlugins: wire.VersionedPlugins(&wire.Server{Backend: b, Logger: logger}),
 		GRPCServer:       goplugin.DefaultGRPCServer,
+		TLSProvider:      serverTLS(),
 		Logger:           logger,
 	})
 }
