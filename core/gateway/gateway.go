@@ -90,6 +90,16 @@ type Options struct {
 	// OAuth, when set, also accepts the JWT access tokens of an authorization
 	// server and serves the metadata that tells clients where to get them.
 	OAuth *OAuth
+	// Prompts, when set, serves prompts/list and prompts/get; call
+	// PromptsChanged when its list changes.
+	Prompts PromptSource
+	// PluginResources, when set, adds its resources and templates to the
+	// native ones, reads them and carries their subscriptions; call
+	// ResourcesChanged when its lists change.
+	PluginResources ResourceSource
+	// Completions, when set, serves completion/complete and declares the
+	// completions capability.
+	Completions Completer
 }
 
 // OptionError is an Options value New cannot serve with.
@@ -121,6 +131,9 @@ type Server struct {
 
 	// probe answers /healthz and /readyz and counts requests being served.
 	probe probeState
+
+	// native holds the plugin prompts and resources served as MCP's own.
+	native native
 
 	closeOnce sync.Once
 	closed    chan struct{}
@@ -165,9 +178,7 @@ func New(opts Options) (*Server, error) {
 		}),
 	}
 	mcpOpts = append(mcpOpts, s.guidanceOptions()...)
-	if len(opts.Resources) > 0 {
-		mcpOpts = append(mcpOpts, server.WithResourceCapabilities(true, false))
-	}
+	mcpOpts = append(mcpOpts, s.nativeOptions()...)
 	s.mcp = server.NewMCPServer(opts.Name, opts.Version, mcpOpts...)
 
 	entries := make([]server.ServerTool, 0, len(opts.Tools))
@@ -189,6 +200,7 @@ func New(opts Options) (*Server, error) {
 		s.resources[r.Def.URI] = true
 		s.mcp.AddResource(resourceDefinition(r.Def), s.resourceHandler(r))
 	}
+	s.startNative()
 	return s, nil
 }
 

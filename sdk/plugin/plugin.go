@@ -36,6 +36,8 @@ type (
 	PromptArgument   = protov1.PromptArgument
 	FieldError       = protov1.FieldError
 	ConfigError      = protov1.ConfigError
+	CompleteRequest  = protov1.CompleteRequest
+	Completion       = protov1.Completion
 )
 
 // Plugin is a declarative plugin: its tools, resources and prompts, and how it
@@ -65,6 +67,14 @@ type Plugin struct {
 	// few misses. It must answer within ctx. Nil means the plugin is healthy
 	// while its process answers.
 	Health func(ctx context.Context) error
+
+	// Complete, when set, suggests values for a prompt argument or a
+	// resource template variable as a person types it (MCP completion):
+	// req names the prompt or template, the argument, and what is typed.
+	Complete func(ctx context.Context, req *CompleteRequest) (*Completion, error)
+
+	// updates carries ResourceUpdated to the host's Watch streams.
+	updates updateHub
 }
 
 // Tool is one tool: its definition and the handler that runs it.
@@ -154,7 +164,6 @@ func (p *Plugin) validate() error {
 
 // backend serves a declarative Plugin as a protov1.Backend.
 type backend struct {
-	protov1.NoWatch
 	p         *Plugin
 	tools     map[string]*Tool
 	resources map[string]*Resource
@@ -185,6 +194,7 @@ func (b *backend) GetInfo(context.Context) (protov1.Info, error) {
 		Capabilities: protov1.Capabilities{
 			Tools: len(b.p.Tools) > 0, Resources: len(b.p.Resources) > 0,
 			Prompts: len(b.p.Prompts) > 0, Progress: true,
+			Watch: true, Completions: b.p.Complete != nil,
 		},
 		ConfigSchema: b.configSchema(),
 	}, nil

@@ -4,7 +4,8 @@ import "encoding/json"
 
 // ProtocolMinor is the revision of protocol v1 this SDK speaks. Additive changes
 // bump it; a plugin built against an older minor simply lacks the newer parts.
-const ProtocolMinor = 1
+// Minor 1 added the config schema; minor 2 Complete and resource subscriptions.
+const ProtocolMinor = 2
 
 // Info names a plugin and says which optional parts of the protocol it serves.
 type Info struct {
@@ -26,6 +27,10 @@ type Capabilities struct {
 	Watch           bool
 	Progress        bool
 	ClientCallbacks bool
+	// Completions: the Backend is a Completer (minor 2).
+	Completions bool
+	// ResourceSubscribe: the Backend is a ResourceSubscriber (minor 2).
+	ResourceSubscribe bool
 }
 
 // Tool is a tool definition as MCP describes it, plus toolgate labels.

@@ -37,6 +37,9 @@ const (
 	Plugin_Watch_FullMethodName                 = "/toolgate.plugin.v1.Plugin/Watch"
 	Plugin_Health_FullMethodName                = "/toolgate.plugin.v1.Plugin/Health"
 	Plugin_Stop_FullMethodName                  = "/toolgate.plugin.v1.Plugin/Stop"
+	Plugin_Complete_FullMethodName              = "/toolgate.plugin.v1.Plugin/Complete"
+	Plugin_SubscribeResource_FullMethodName     = "/toolgate.plugin.v1.Plugin/SubscribeResource"
+	Plugin_UnsubscribeResource_FullMethodName   = "/toolgate.plugin.v1.Plugin/UnsubscribeResource"
 )
 
 // PluginClient is the client API for Plugin service.
@@ -65,6 +68,16 @@ type PluginClient interface {
 	// Stop asks the plugin to end what it runs politely before the host ends its
 	// process; the call's deadline is how long it may take.
 	Stop(ctx context.Context, in *StopRequest, opts ...grpc.CallOption) (*StopResponse, error)
+	// Complete suggests values for a prompt argument or a resource template
+	// variable (MCP completion/complete). Served when capabilities.completions
+	// is set (added in protocol minor 2).
+	Complete(ctx context.Context, in *CompleteRequest, opts ...grpc.CallOption) (*CompleteResponse, error)
+	// SubscribeResource asks the plugin to send resource_updated on Watch when
+	// the resource changes; UnsubscribeResource ends that. The host counts its
+	// clients' subscriptions and asks once per URI. Served when
+	// capabilities.resource_subscribe is set (added in protocol minor 2).
+	SubscribeResource(ctx context.Context, in *SubscribeResourceRequest, opts ...grpc.CallOption) (*SubscribeResourceResponse, error)
+	UnsubscribeResource(ctx context.Context, in *UnsubscribeResourceRequest, opts ...grpc.CallOption) (*UnsubscribeResourceResponse, error)
 }
 
 type pluginClient struct {
@@ -213,6 +226,36 @@ func (c *pluginClient) Stop(ctx context.Context, in *StopRequest, opts ...grpc.C
 	return out, nil
 }
 
+func (c *pluginClient) Complete(ctx context.Context, in *CompleteRequest, opts ...grpc.CallOption) (*CompleteResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CompleteResponse)
+	err := c.cc.Invoke(ctx, Plugin_Complete_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *pluginClient) SubscribeResource(ctx context.Context, in *SubscribeResourceRequest, opts ...grpc.CallOption) (*SubscribeResourceResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SubscribeResourceResponse)
+	err := c.cc.Invoke(ctx, Plugin_SubscribeResource_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *pluginClient) UnsubscribeResource(ctx context.Context, in *UnsubscribeResourceRequest, opts ...grpc.CallOption) (*UnsubscribeResourceResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(UnsubscribeResourceResponse)
+	err := c.cc.Invoke(ctx, Plugin_UnsubscribeResource_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // PluginServer is the server API for Plugin service.
 // All implementations must embed UnimplementedPluginServer
 // for forward compatibility.
@@ -239,6 +282,16 @@ type PluginServer interface {
 	// Stop asks the plugin to end what it runs politely before the host ends its
 	// process; the call's deadline is how long it may take.
 	Stop(context.Context, *StopRequest) (*StopResponse, error)
+	// Complete suggests values for a prompt argument or a resource template
+	// variable (MCP completion/complete). Served when capabilities.completions
+	// is set (added in protocol minor 2).
+	Complete(context.Context, *CompleteRequest) (*CompleteResponse, error)
+	// SubscribeResource asks the plugin to send resource_updated on Watch when
+	// the resource changes; UnsubscribeResource ends that. The host counts its
+	// clients' subscriptions and asks once per URI. Served when
+	// capabilities.resource_subscribe is set (added in protocol minor 2).
+	SubscribeResource(context.Context, *SubscribeResourceRequest) (*SubscribeResourceResponse, error)
+	UnsubscribeResource(context.Context, *UnsubscribeResourceRequest) (*UnsubscribeResourceResponse, error)
 	mustEmbedUnimplementedPluginServer()
 }
 
@@ -284,6 +337,15 @@ func (UnimplementedPluginServer) Health(context.Context, *HealthRequest) (*Healt
 }
 func (UnimplementedPluginServer) Stop(context.Context, *StopRequest) (*StopResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Stop not implemented")
+}
+func (UnimplementedPluginServer) Complete(context.Context, *CompleteRequest) (*CompleteResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Complete not implemented")
+}
+func (UnimplementedPluginServer) SubscribeResource(context.Context, *SubscribeResourceRequest) (*SubscribeResourceResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SubscribeResource not implemented")
+}
+func (UnimplementedPluginServer) UnsubscribeResource(context.Context, *UnsubscribeResourceRequest) (*UnsubscribeResourceResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method UnsubscribeResource not implemented")
 }
 func (UnimplementedPluginServer) mustEmbedUnimplementedPluginServer() {}
 func (UnimplementedPluginServer) testEmbeddedByValue()                {}
@@ -508,6 +570,60 @@ func _Plugin_Stop_Handler(srv interface{}, ctx context.Context, dec func(interfa
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Plugin_Complete_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CompleteRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(PluginServer).Complete(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Plugin_Complete_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(PluginServer).Complete(ctx, req.(*CompleteRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Plugin_SubscribeResource_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SubscribeResourceRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(PluginServer).SubscribeResource(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Plugin_SubscribeResource_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(PluginServer).SubscribeResource(ctx, req.(*SubscribeResourceRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Plugin_UnsubscribeResource_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(UnsubscribeResourceRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(PluginServer).UnsubscribeResource(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Plugin_UnsubscribeResource_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(PluginServer).UnsubscribeResource(ctx, req.(*UnsubscribeResourceRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Plugin_ServiceDesc is the grpc.ServiceDesc for Plugin service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -554,6 +670,18 @@ var Plugin_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Stop",
 			Handler:    _Plugin_Stop_Handler,
+		},
+		{
+			MethodName: "Complete",
+			Handler:    _Plugin_Complete_Handler,
+		},
+		{
+			MethodName: "SubscribeResource",
+			Handler:    _Plugin_SubscribeResource_Handler,
+		},
+		{
+			MethodName: "UnsubscribeResource",
+			Handler:    _Plugin_UnsubscribeResource_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{
