@@ -21,7 +21,7 @@ import (
 // These must match the directory keys in scripts/install-node-parts.sh and
 // scripts/build-kube.sh; the package's tests check that they do.
 const (
-	nodeKey     = "node-v1"
+	nodeKey     = "node-v2"
 	kubeVersion = "1.36.3"
 	etcdVersion = "3.6.16"
 	helmVersion = "3.22.0"
