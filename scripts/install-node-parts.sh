@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Installs the Node MCP servers and the official MCP SDK that tests drive as
-# real peers into the test cache, exactly as scripts/node/package-lock.json
+# Installs the Node MCP servers, the official MCP SDK and the MCP conformance
+# suite that tests drive as real peers into the test cache, exactly as scripts/node/package-lock.json
 # pins them (every transitive package by version and integrity hash).
 #
 # A stamp file records the lockfile installed; when it matches, npm is not
