@@ -12,6 +12,8 @@ set -euo pipefail
 
 # Bump the directory key when a change must not reuse an older install in place.
 NODE_KEY=node-v2
+# The conformance suite needs Node 22 (fs.globSync); the node package brings
+# that binary from the npm registry, pinned, for the suite alone.
 PACKAGES=(
 	@modelcontextprotocol/server-everything@2026.8.31
 	@modelcontextprotocol/server-filesystem@2026.8.31
@@ -19,8 +21,6 @@ PACKAGES=(
 	@modelcontextprotocol/server-sequential-thinking@2026.8.31
 	@modelcontextprotocol/sdk@1.32.2
 	@modelcontextprotocol/conformance@0.1.16
-	# The conformance suite needs Node 22 (fs.globSync); the node package
-	# brings that binary from the npm registry, pinned, for it alone.
 	node@22.22.0
 )
 # The executables tests start; each must exist after an install.

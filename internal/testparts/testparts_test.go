@@ -93,8 +93,8 @@ func TestNodeParts(t *testing.T) {
 		t.Errorf("NodeModules() = %q, want an absolute path", prefix)
 	}
 	pins := nodePins(t)
-	if len(pins) != 5 {
-		t.Errorf("install-node-parts.sh pins %d packages, want 5: %v", len(pins), pins)
+	if len(pins) != 7 {
+		t.Errorf("install-node-parts.sh pins %d packages, want 7: %v", len(pins), pins)
 	}
 	for name, want := range pins {
 		b, err := os.ReadFile(filepath.Join(prefix, "node_modules", name, "package.json"))
@@ -111,7 +111,7 @@ func TestNodeParts(t *testing.T) {
 			t.Errorf("package %s is version %s, install-node-parts.sh pins %s", name, pkg.Version, want)
 		}
 	}
-	for _, name := range []string{"mcp-server-everything", "mcp-server-filesystem", "mcp-server-memory", "mcp-server-sequential-thinking"} {
+	for _, name := range []string{"mcp-server-everything", "mcp-server-filesystem", "mcp-server-memory", "mcp-server-sequential-thinking", "conformance", "node"} {
 		want := filepath.Join(prefix, "node_modules", ".bin", name)
 		if got := NodeBin(t, name); got != want {
 			t.Errorf("NodeBin(%q) = %q, want %q", name, got, want)
