@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Installs the Node MCP servers, the official MCP SDK and the MCP conformance
-# suite that tests drive as real peers into the test cache, exactly as scripts/node/package-lock.json
+# Installs the Node MCP servers and the official MCP SDK that tests drive as
+# real peers into the test cache, exactly as scripts/node/package-lock.json
 # pins them (every transitive package by version and integrity hash).
 #
 # A stamp file records the lockfile installed; when it matches, npm is not
@@ -11,20 +11,16 @@
 set -euo pipefail
 
 # Bump the directory key when a change must not reuse an older install in place.
-NODE_KEY=node-v2
-# The conformance suite needs Node 22 (fs.globSync); the node package brings
-# that binary from the npm registry, pinned, for the suite alone.
+NODE_KEY=node-v1
 PACKAGES=(
 	@modelcontextprotocol/server-everything@2026.8.31
 	@modelcontextprotocol/server-filesystem@2026.8.31
 	@modelcontextprotocol/server-memory@2026.8.31
 	@modelcontextprotocol/server-sequential-thinking@2026.8.31
 	@modelcontextprotocol/sdk@1.32.2
-	@modelcontextprotocol/conformance@0.1.16
-	node@22.22.0
 )
 # The executables tests start; each must exist after an install.
-BINS=(mcp-server-everything mcp-server-filesystem mcp-server-memory mcp-server-sequential-thinking conformance node)
+BINS=(mcp-server-everything mcp-server-filesystem mcp-server-memory mcp-server-sequential-thinking)
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 lock=$here/node

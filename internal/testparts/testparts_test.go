@@ -58,6 +58,7 @@ func readScript(t *testing.T, script string) string {
 func TestLayoutMatchesScripts(t *testing.T) {
 	checks := []struct{ script, name, want string }{
 		{"install-node-parts.sh", "NODE_KEY", nodeKey},
+		{"install-conformance.sh", "CONFORMANCE_KEY", conformanceKey},
 		{"build-kube.sh", "KUBE_VERSION", kubeVersion},
 		{"build-kube.sh", "ETCD_VERSION", etcdVersion},
 		{"install-helm.sh", "HELM_VERSION", helmVersion},
@@ -87,14 +88,27 @@ func nodePins(t *testing.T) map[string]string {
 	return pins
 }
 
+func TestConformance(t *testing.T) {
+	node, suite := Conformance(t)
+	for _, p := range []string{node, suite} {
+		if !filepath.IsAbs(p) {
+			t.Errorf("Conformance() gave %q, want an absolute path", p)
+		}
+	}
+	out, err := exec.Command(node, "--version").Output()
+	if err != nil || !strings.HasPrefix(string(out), "v22.") {
+		t.Errorf("%s --version = %q, %v; want v22", node, out, err)
+	}
+}
+
 func TestNodeParts(t *testing.T) {
 	prefix := NodeModules(t)
 	if !filepath.IsAbs(prefix) {
 		t.Errorf("NodeModules() = %q, want an absolute path", prefix)
 	}
 	pins := nodePins(t)
-	if len(pins) != 7 {
-		t.Errorf("install-node-parts.sh pins %d packages, want 7: %v", len(pins), pins)
+	if len(pins) != 5 {
+		t.Errorf("install-node-parts.sh pins %d packages, want 5: %v", len(pins), pins)
 	}
 	for name, want := range pins {
 		b, err := os.ReadFile(filepath.Join(prefix, "node_modules", name, "package.json"))
@@ -111,7 +125,7 @@ func TestNodeParts(t *testing.T) {
 			t.Errorf("package %s is version %s, install-node-parts.sh pins %s", name, pkg.Version, want)
 		}
 	}
-	for _, name := range []string{"mcp-server-everything", "mcp-server-filesystem", "mcp-server-memory", "mcp-server-sequential-thinking", "conformance", "node"} {
+	for _, name := range []string{"mcp-server-everything", "mcp-server-filesystem", "mcp-server-memory", "mcp-server-sequential-thinking"} {
 		want := filepath.Join(prefix, "node_modules", ".bin", name)
 		if got := NodeBin(t, name); got != want {
 			t.Errorf("NodeBin(%q) = %q, want %q", name, got, want)

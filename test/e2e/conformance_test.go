@@ -36,8 +36,7 @@ type conformanceCheck struct {
 // server-everything behind it; every scenario must pass without a failure
 // or a warning.
 func TestConformance(t *testing.T) {
-	node := testparts.NodeBin(t, "node") // Node 22: the suite needs it
-	suite := filepath.Join(testparts.NodeModules(t), "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js")
+	node, suite := testparts.Conformance(t)
 	g := startGateway(t, setup{Plugins: everythingPlugin(t, "everything", true)})
 	c := connectHTTP(t, g.URL)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
