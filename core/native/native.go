@@ -254,16 +254,6 @@ func (l *Library) Complete(ctx context.Context, req *protov1.CompleteRequest) (*
 	return out, nil
 }
 
-// CanComplete reports whether some plugin's manifest says it completes.
-func (l *Library) CanComplete() bool {
-	for _, name := range l.plugins.Names() {
-		if l.capable(name, func(c protov1.Capabilities) bool { return c.Completions }) {
-			return true
-		}
-	}
-	return false
-}
-
 // capable reads a capability from the plugin's manifest: the running
 // plugin's, or the stored one of a lazy plugin.
 func (l *Library) capable(plugin string, has func(protov1.Capabilities) bool) bool {
