@@ -41,7 +41,7 @@ proto:
 	scripts/proto.sh
 
 lint:
-	gofmt -l $$(git ls-files '*.go' | grep -v /internal/pluginv1/) | tee /dev/stderr | (! read)
+	gofmt -l $$(git ls-files '*.go' | grep -v /internal/pluginv1/) | tee /dev/stderr | (! read -r _)
 	$(GO) vet ./... && (cd sdk && $(GO) vet ./...)
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK) ./...
 	cd sdk && $(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK) ./...

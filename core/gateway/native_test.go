@@ -208,7 +208,9 @@ func TestNativeResourcesAreListedReadAndSubscribedOnce(t *testing.T) {
 	if want := []string{"mem://a=a", catalogURI + "=catalog"}; !reflect.DeepEqual(uris, want) {
 		t.Errorf("resources/list = %v, want %v (the gateway's own catalog wins)", uris, want)
 	}
-	templates := result[struct{ ResourceTemplates []struct{ URITemplate string } }](t, a, `{"jsonrpc":"2.0","id":2,"method":"resources/templates/list"}`)
+	templates := result[struct {
+		ResourceTemplates []struct{ URITemplate string }
+	}](t, a, `{"jsonrpc":"2.0","id":2,"method":"resources/templates/list"}`)
 	if len(templates.ResourceTemplates) != 1 || templates.ResourceTemplates[0].URITemplate != "mem://t/{id}" {
 		t.Errorf("resources/templates/list = %+v, want only the valid template", templates)
 	}
