@@ -18,6 +18,7 @@ import (
 	"github.com/toolgate/toolgate/core/config"
 	"github.com/toolgate/toolgate/core/gateway"
 	"github.com/toolgate/toolgate/core/metatools"
+	"github.com/toolgate/toolgate/core/native"
 	"github.com/toolgate/toolgate/core/supervisor"
 	"github.com/toolgate/toolgate/core/telemetry"
 	"github.com/toolgate/toolgate/sdk/protov1"
@@ -111,7 +112,9 @@ func assemble(ctx context.Context, cfg *config.Config, topts telemetry.Options, 
 		cat.SetLabels(p.Name, p.Labels)
 	}
 	var front *gateway.Server
-	plugins := supervisor.NewManager(specs(cfg, self), supervisor.ManagerOptions{
+	var library *native.Library
+	pluginSpecs := specs(cfg, self)
+	plugins := supervisor.NewManager(pluginSpecs, supervisor.ManagerOptions{
 		Catalog: cat, Store: catalog.ManifestStore{Dir: cfg.Gateway.StateDir}, Logger: logger,
 		Policy: supervisor.Policy{DrainGrace: cfg.Gateway.ShutdownGrace},
 		OnNotice: func(plugin string, e protov1.Event) {
@@ -125,6 +128,13 @@ func assemble(ctx context.Context, cfg *config.Config, topts telemetry.Options, 
 				front.NotifyPluginLog(plugin, e.Log.Level, data)
 			case protov1.EventResourceUpdated:
 				front.ResourceUpdated(e.URI)
+			}
+		},
+		OnEvent: func(e supervisor.Event) {
+			if e.To == supervisor.Running && library != nil {
+				// The new process knows nothing of the resources clients
+				// watch; tell it without holding up its supervisor.
+				go library.Resubscribe(ctx, e.Plugin)
 			}
 		},
 	})
@@ -151,6 +161,7 @@ func assemble(ctx context.Context, cfg *config.Config, topts telemetry.Options, 
 	}, logger)
 	handlers.Observer = tel
 	handlers.MaxCallTimeout = cfg.Gateway.MaxCallTimeout
+	library = native.New(cat, plugins, handlers.CallTimeout, logger.Named("native"))
 
 	var tools []gateway.Tool
 	for _, t := range handlers.Tools() {
@@ -171,9 +182,12 @@ func assemble(ctx context.Context, cfg *config.Config, topts telemetry.Options, 
 		MaxConnections: cfg.Listen.MaxConnections, ReadTimeout: cfg.Listen.ReadTimeout, IdleTimeout: cfg.Listen.IdleTimeout,
 		MaxSessions: cfg.Listen.MaxSessions, SessionIdleTimeout: cfg.Listen.SessionIdleTimeout,
 		Handlers: extra, OAuth: oauthOptions(cfg.Listen.OAuth),
-		Instructions: handlers.Instructions,
-		Ready:        pluginsReady(cfg, plugins),
-		RootsChanged: rootsChanged(plugins),
+		Instructions:    handlers.Instructions,
+		Ready:           pluginsReady(cfg, plugins),
+		RootsChanged:    rootsChanged(plugins),
+		Prompts:         nativePrompts(cfg, library),
+		PluginResources: nativeResources(cfg, library),
+		Completions:     nativeCompletions(cfg, pluginSpecs, library),
 	})
 	if err != nil {
 		_ = tel.Close(ctx)
@@ -196,6 +210,12 @@ func assemble(ctx context.Context, cfg *config.Config, topts telemetry.Options, 
 		}
 		front.NotifyLog("info", map[string]any{"catalog_changed": msg})
 		front.ResourceUpdated(catalogURI)
+		if c.PromptsChanged {
+			front.PromptsChanged()
+		}
+		if c.ResourcesChanged {
+			front.ResourcesChanged()
+		}
 	})
 	return &gatewayParts{catalog: cat, plugins: plugins, front: front, telemetry: tel}, nil
 }

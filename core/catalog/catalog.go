@@ -51,11 +51,15 @@ type Change struct {
 	Added      []string // tool IDs
 	Removed    []string
 	Collisions []string // problems: names that could not be registered, and why
+	// PromptsChanged and ResourcesChanged say the plugin's prompts, or its
+	// resources and templates, differ from what the catalog held before.
+	PromptsChanged, ResourcesChanged bool
 }
 
 // Empty reports whether the change altered nothing.
 func (c Change) Empty() bool {
-	return len(c.Added) == 0 && len(c.Removed) == 0 && len(c.Collisions) == 0
+	return len(c.Added) == 0 && len(c.Removed) == 0 && len(c.Collisions) == 0 &&
+		!c.PromptsChanged && !c.ResourcesChanged
 }
 
 type pluginEntry struct {
@@ -115,6 +119,7 @@ func (c *Catalog) Set(plugin string, m *Manifest) Change {
 
 	c.mu.Lock()
 	old := c.plugins[plugin]
+	change.PromptsChanged, change.ResourcesChanged = listsChanged(old, m)
 	oldIDs := map[string]bool{}
 	if old != nil {
 		for _, t := range old.tools {

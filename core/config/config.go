@@ -73,6 +73,10 @@ type Gateway struct {
 	AuditLog        string // file that gets a JSON line per call_tool, resolved against the config's directory; "" = none
 	AuditLogMaxSize int64  // rotate the audit log when it would grow past this many bytes
 	AuditLogKeep    int    // rotated audit logs kept (audit.jsonl.1 … .N); older ones are deleted
+	// NativePrompts and NativeResources serve the plugins' prompts, and
+	// their resources and templates, as MCP's own lists beside the
+	// meta-tools (default on).
+	NativePrompts, NativeResources bool
 }
 
 // Telemetry is where traces go.

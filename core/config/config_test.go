@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -39,6 +40,8 @@ func TestLoadFull(t *testing.T) {
 		LogLevel:        "debug",
 		AuditLogMaxSize: DefaultAuditLogMaxSize,
 		AuditLogKeep:    DefaultAuditLogKeep,
+		NativePrompts:   true,
+		NativeResources: true,
 	}
 	if c.Gateway != wantGateway {
 		t.Errorf("Gateway = %+v, want %+v", c.Gateway, wantGateway)
@@ -110,6 +113,8 @@ func TestDefaults(t *testing.T) {
 		LogLevel:        "info",
 		AuditLogMaxSize: DefaultAuditLogMaxSize,
 		AuditLogKeep:    DefaultAuditLogKeep,
+		NativePrompts:   true,
+		NativeResources: true,
 	}
 	if c.Gateway != want {
 		t.Errorf("Gateway = %+v, want %+v", c.Gateway, want)
@@ -126,6 +131,20 @@ func TestDefaults(t *testing.T) {
 	}
 	if c.Gateway.StateDir != "/home/op/.local/state/toolgate" {
 		t.Errorf("StateDir = %q", c.Gateway.StateDir)
+	}
+}
+
+func TestNativeListsSwitch(t *testing.T) {
+	c, err := Parse([]byte("gateway {\n  native_prompts = false\n}\n"), "t.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Gateway.NativePrompts || !c.Gateway.NativeResources {
+		t.Errorf("native_prompts = false gave prompts %v, resources %v", c.Gateway.NativePrompts, c.Gateway.NativeResources)
+	}
+	_, err = Parse([]byte("gateway {\n  native_resources = \"no\"\n}\n"), "t.hcl")
+	if err == nil || !strings.Contains(err.Error(), "t.hcl:2") || !strings.Contains(err.Error(), "bool") {
+		t.Errorf("native_resources = \"no\": err = %v, want a bool error at t.hcl:2", err)
 	}
 }
 

@@ -62,6 +62,8 @@ type gatewaySpec struct {
 	AuditLogMaxSizeRange hcl.Range `hcl:"audit_log_max_size,attr_value_range"`
 	AuditLogKeep         *int      `hcl:"audit_log_keep,optional"`
 	AuditLogKeepRange    hcl.Range `hcl:"audit_log_keep,attr_value_range"`
+	NativePrompts        *bool     `hcl:"native_prompts,optional"`
+	NativeResources      *bool     `hcl:"native_resources,optional"`
 }
 
 type telemetrySpec struct {
@@ -246,9 +248,17 @@ func (d *decoder) gateway(cfg *Config, s *gatewaySpec) {
 		LogLevel:        DefaultLogLevel,
 		AuditLogMaxSize: DefaultAuditLogMaxSize,
 		AuditLogKeep:    DefaultAuditLogKeep,
+		NativePrompts:   true,
+		NativeResources: true,
 	}
 	if s == nil {
 		return
+	}
+	if s.NativePrompts != nil {
+		g.NativePrompts = *s.NativePrompts
+	}
+	if s.NativeResources != nil {
+		g.NativeResources = *s.NativeResources
 	}
 	d.audit(g, s)
 	d.duration(&g.CallTimeout, "call_timeout", s.CallTimeout, s.CallTimeoutRange, true)

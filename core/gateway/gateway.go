@@ -108,6 +108,16 @@ type Options struct {
 	// notifications/roots/list_changed, with the Caller in ctx. It runs on
 	// the connection's reader and must return quickly.
 	RootsChanged func(ctx context.Context)
+	// Prompts, when set, serves prompts/list and prompts/get; call
+	// PromptsChanged when its list changes.
+	Prompts PromptSource
+	// PluginResources, when set, adds its resources and templates to the
+	// native ones, reads them and carries their subscriptions; call
+	// ResourcesChanged when its lists change.
+	PluginResources ResourceSource
+	// Completions, when set, serves completion/complete and declares the
+	// completions capability.
+	Completions Completer
 }
 
 // OptionError is an Options value New cannot serve with.
@@ -147,6 +157,9 @@ type Server struct {
 
 	// probe answers /healthz and /readyz and counts requests being served.
 	probe probeState
+
+	// native holds the plugin prompts and resources served as MCP's own.
+	native native
 
 	closeOnce sync.Once
 	closed    chan struct{}
@@ -200,9 +213,7 @@ func New(opts Options) (*Server, error) {
 		}),
 	}
 	mcpOpts = append(mcpOpts, s.hooks())
-	if len(opts.Resources) > 0 {
-		mcpOpts = append(mcpOpts, server.WithResourceCapabilities(true, false))
-	}
+	mcpOpts = append(mcpOpts, s.nativeOptions()...)
 	s.mcp = server.NewMCPServer(opts.Name, opts.Version, mcpOpts...)
 	if opts.RootsChanged != nil {
 		s.mcp.AddNotificationHandler(mcp.MethodNotificationRootsListChanged, func(ctx context.Context, _ mcp.JSONRPCNotification) {
@@ -233,6 +244,7 @@ func New(opts Options) (*Server, error) {
 		s.resources[r.Def.URI] = true
 		s.mcp.AddResource(resourceDefinition(r.Def), s.resourceHandler(r))
 	}
+	s.startNative()
 	return s, nil
 }
 

@@ -175,7 +175,7 @@ func (se *session) SetClientCapabilities(caps mcp.ClientCapabilities) {
 // SubscribeToResourceErr refuses URIs this server does not serve, so a typo
 // fails at once instead of waiting forever for updates.
 func (se *session) SubscribeToResourceErr(uri string) error {
-	if !se.srv.resources[uri] {
+	if !se.srv.subscribable(uri) {
 		return fmt.Errorf("%w: %s", ErrUnknownResource, uri)
 	}
 	se.SubscribeToResource(uri)

@@ -247,6 +247,21 @@ func (s *Supervisor) Use(ctx context.Context, f func(protov1.Backend) error) err
 	return f(p)
 }
 
+// UseRunning runs f with the plugin only if it runs now; it never starts
+// one. ran is false when the plugin was not running.
+func (s *Supervisor) UseRunning(f func(protov1.Backend) error) (ran bool, err error) {
+	sn := s.snap.Load()
+	if sn.status.State != Running {
+		return false, nil
+	}
+	sn.plugin.calls.enter()
+	defer sn.plugin.calls.leave()
+	if s.snap.Load() != sn {
+		return false, nil
+	}
+	return true, f(sn.plugin)
+}
+
 func (s *Supervisor) callOnce(ctx context.Context, p *process, req *protov1.CallRequest, events protov1.CallEvents) (*protov1.Result, error) {
 	callCtx, cancel := context.WithCancel(ctx)
 	defer cancel()

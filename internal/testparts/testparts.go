@@ -21,10 +21,12 @@ import (
 // These must match the directory keys in scripts/install-node-parts.sh and
 // scripts/build-kube.sh; the package's tests check that they do.
 const (
-	nodeKey     = "node-v1"
-	kubeVersion = "1.36.3"
-	etcdVersion = "3.6.16"
-	helmVersion = "3.22.0"
+	nodeKey = "node-v1"
+	// conformanceKey is scripts/install-conformance.sh's directory key.
+	conformanceKey = "conformance-v1"
+	kubeVersion    = "1.36.3"
+	etcdVersion    = "3.6.16"
+	helmVersion    = "3.22.0"
 
 	// nodeStamp is written by the installer only after a complete install.
 	nodeStamp = ".installed"
@@ -93,6 +95,33 @@ func NodeBin(t testing.TB, name string) string {
 		return ""
 	}
 	return bin
+}
+
+// Conformance returns the Node 22 executable and the entry script of the
+// official MCP conformance suite: run `node suite server --url URL
+// --scenario NAME`. The suite needs Node 22, which the machines' node is not.
+func Conformance(t testing.TB) (node, suite string) {
+	t.Helper()
+	r := root(t)
+	if r == "" {
+		return "", ""
+	}
+	prefix := filepath.Join(r, conformanceKey)
+	if err := requireFile(filepath.Join(prefix, nodeStamp)); err != nil {
+		t.Fatalf("test parts: the MCP conformance suite is not installed in %s (%v); %s", prefix, err, fixHint)
+		return "", ""
+	}
+	node = filepath.Join(prefix, "node_modules", "node", "bin", "node")
+	suite = filepath.Join(prefix, "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js")
+	if err := requireExecutable(node); err != nil {
+		t.Fatalf("test parts: Node 22 for the conformance suite is missing: %v; %s", err, fixHint)
+		return "", ""
+	}
+	if err := requireFile(suite); err != nil {
+		t.Fatalf("test parts: the conformance suite is missing: %v; %s", err, fixHint)
+		return "", ""
+	}
+	return node, suite
 }
 
 // KubeAssets returns the absolute directory holding the kube-apiserver and

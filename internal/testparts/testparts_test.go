@@ -58,6 +58,7 @@ func readScript(t *testing.T, script string) string {
 func TestLayoutMatchesScripts(t *testing.T) {
 	checks := []struct{ script, name, want string }{
 		{"install-node-parts.sh", "NODE_KEY", nodeKey},
+		{"install-conformance.sh", "CONFORMANCE_KEY", conformanceKey},
 		{"build-kube.sh", "KUBE_VERSION", kubeVersion},
 		{"build-kube.sh", "ETCD_VERSION", etcdVersion},
 		{"install-helm.sh", "HELM_VERSION", helmVersion},
@@ -85,6 +86,19 @@ func nodePins(t *testing.T) map[string]string {
 		pins[spec[:at]] = spec[at+1:]
 	}
 	return pins
+}
+
+func TestConformance(t *testing.T) {
+	node, suite := Conformance(t)
+	for _, p := range []string{node, suite} {
+		if !filepath.IsAbs(p) {
+			t.Errorf("Conformance() gave %q, want an absolute path", p)
+		}
+	}
+	out, err := exec.Command(node, "--version").Output()
+	if err != nil || !strings.HasPrefix(string(out), "v22.") {
+		t.Errorf("%s --version = %q, %v; want v22", node, out, err)
+	}
 }
 
 func TestNodeParts(t *testing.T) {

@@ -93,6 +93,8 @@ func (b *Backend) GetInfo(context.Context) (protov1.Info, error) {
 		info.Capabilities.Tools = caps.Tools != nil
 		info.Capabilities.Resources = caps.Resources != nil
 		info.Capabilities.Prompts = caps.Prompts != nil
+		info.Capabilities.Completions = caps.Completions != nil
+		info.Capabilities.ResourceSubscribe = caps.Resources != nil && caps.Resources.Subscribe
 	}
 	return info, nil
 }

@@ -17,6 +17,9 @@ var (
 	// ErrServerGone answers a request the server can no longer answer: it
 	// exited, or the plugin is shutting it down.
 	ErrServerGone = errors.New("mcp server is gone")
+	// ErrUnsupportedByServer answers a request for something the server did
+	// not declare (resource subscriptions).
+	ErrUnsupportedByServer = errors.New("not offered by the mcp server")
 )
 
 // RPCError is a JSON-RPC error the server answered a request with.

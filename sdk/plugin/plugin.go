@@ -36,6 +36,8 @@ type (
 	PromptArgument   = protov1.PromptArgument
 	FieldError       = protov1.FieldError
 	ConfigError      = protov1.ConfigError
+	CompleteRequest  = protov1.CompleteRequest
+	Completion       = protov1.Completion
 )
 
 // Plugin is a declarative plugin: its tools, resources and prompts, and how it
@@ -70,6 +72,14 @@ type Plugin struct {
 	// notifications/roots/list_changed); a handler reads them with
 	// Call.Roots during its next call.
 	RootsChanged func(ctx context.Context) error
+
+	// Complete, when set, suggests values for a prompt argument or a
+	// resource template variable as a person types it (MCP completion):
+	// req names the prompt or template, the argument, and what is typed.
+	Complete func(ctx context.Context, req *CompleteRequest) (*Completion, error)
+
+	// updates carries ResourceUpdated to the host's Watch streams.
+	updates updateHub
 }
 
 // Tool is one tool: its definition and the handler that runs it.
@@ -161,7 +171,6 @@ func (p *Plugin) validate() error {
 
 // backend serves a declarative Plugin as a protov1.Backend.
 type backend struct {
-	protov1.NoWatch
 	p         *Plugin
 	tools     map[string]*Tool
 	resources map[string]*Resource
@@ -192,6 +201,7 @@ func (b *backend) GetInfo(context.Context) (protov1.Info, error) {
 		Capabilities: protov1.Capabilities{
 			Tools: len(b.p.Tools) > 0, Resources: len(b.p.Resources) > 0,
 			Prompts: len(b.p.Prompts) > 0, Progress: true,
+			Watch: true, Completions: b.p.Complete != nil,
 			// A handler may ask its caller; one that never does costs nothing.
 			ClientCallbacks: len(b.p.Tools) > 0,
 		},

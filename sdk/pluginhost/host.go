@@ -250,3 +250,18 @@ func (p *Plugin) end() {
 
 // String names the plugin and its pid for logs.
 func (p *Plugin) String() string { return p.name + "[" + strconv.Itoa(p.Pid()) + "]" }
+
+// Complete asks the plugin to complete a prompt argument or template variable.
+func (p *Plugin) Complete(ctx context.Context, req *protov1.CompleteRequest) (*protov1.Completion, error) {
+	return p.wire.Complete(ctx, req)
+}
+
+// SubscribeResource asks the plugin to report changes of uri on Watch.
+func (p *Plugin) SubscribeResource(ctx context.Context, uri string) error {
+	return p.wire.SubscribeResource(ctx, uri)
+}
+
+// UnsubscribeResource ends SubscribeResource.
+func (p *Plugin) UnsubscribeResource(ctx context.Context, uri string) error {
+	return p.wire.UnsubscribeResource(ctx, uri)
+}

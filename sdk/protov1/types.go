@@ -8,7 +8,9 @@ import "encoding/json"
 //   - 1: the config schema in Info.
 //   - 2: client callbacks: a call's Peer reaches the plugin over go-plugin's
 //     broker, and RootsChanged tells the plugin its clients' roots changed.
-const ProtocolMinor = 2
+//   - 3: Complete, and resource subscriptions (SubscribeResource,
+//     UnsubscribeResource).
+const ProtocolMinor = 3
 
 // MinorClientCallbacks is the first minor whose plugins ask a call's client
 // through the host; the host offers an older plugin no client, whatever its
@@ -37,6 +39,10 @@ type Capabilities struct {
 	// ClientCallbacks: the plugin may ask a call's client (CallRequest.Peer)
 	// for sampling, elicitation and roots, and wants RootsChanged.
 	ClientCallbacks bool
+	// Completions: the Backend is a Completer (minor 3).
+	Completions bool
+	// ResourceSubscribe: the Backend is a ResourceSubscriber (minor 3).
+	ResourceSubscribe bool
 }
 
 // Tool is a tool definition as MCP describes it, plus toolgate labels.

@@ -434,8 +434,12 @@ type Capabilities struct {
 	Progress bool `protobuf:"varint,5,opt,name=progress,proto3" json:"progress,omitempty"`
 	// The plugin may call back into the host (sampling, elicitation, roots).
 	ClientCallbacks bool `protobuf:"varint,6,opt,name=client_callbacks,json=clientCallbacks,proto3" json:"client_callbacks,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// The plugin serves Complete (protocol minor 3).
+	Completions bool `protobuf:"varint,7,opt,name=completions,proto3" json:"completions,omitempty"`
+	// The plugin serves SubscribeResource and UnsubscribeResource (protocol minor 3).
+	ResourceSubscribe bool `protobuf:"varint,8,opt,name=resource_subscribe,json=resourceSubscribe,proto3" json:"resource_subscribe,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
 }
 
 func (x *Capabilities) Reset() {
@@ -506,6 +510,20 @@ func (x *Capabilities) GetProgress() bool {
 func (x *Capabilities) GetClientCallbacks() bool {
 	if x != nil {
 		return x.ClientCallbacks
+	}
+	return false
+}
+
+func (x *Capabilities) GetCompletions() bool {
+	if x != nil {
+		return x.Completions
+	}
+	return false
+}
+
+func (x *Capabilities) GetResourceSubscribe() bool {
+	if x != nil {
+		return x.ResourceSubscribe
 	}
 	return false
 }
@@ -3079,6 +3097,338 @@ func (*StopResponse) Descriptor() ([]byte, []int) {
 	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{50}
 }
 
+type CompleteRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Types that are valid to be assigned to Ref:
+	//
+	//	*CompleteRequest_PromptName
+	//	*CompleteRequest_ResourceTemplate
+	Ref isCompleteRequest_Ref `protobuf_oneof:"ref"`
+	// The argument or template variable being completed, and what is typed so far.
+	ArgumentName  string `protobuf:"bytes,3,opt,name=argument_name,json=argumentName,proto3" json:"argument_name,omitempty"`
+	ArgumentValue string `protobuf:"bytes,4,opt,name=argument_value,json=argumentValue,proto3" json:"argument_value,omitempty"`
+	// Values already given for the other arguments or variables.
+	ContextArguments map[string]string `protobuf:"bytes,5,rep,name=context_arguments,json=contextArguments,proto3" json:"context_arguments,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (x *CompleteRequest) Reset() {
+	*x = CompleteRequest{}
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[51]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CompleteRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CompleteRequest) ProtoMessage() {}
+
+func (x *CompleteRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[51]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CompleteRequest.ProtoReflect.Descriptor instead.
+func (*CompleteRequest) Descriptor() ([]byte, []int) {
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{51}
+}
+
+func (x *CompleteRequest) GetRef() isCompleteRequest_Ref {
+	if x != nil {
+		return x.Ref
+	}
+	return nil
+}
+
+func (x *CompleteRequest) GetPromptName() string {
+	if x != nil {
+		if x, ok := x.Ref.(*CompleteRequest_PromptName); ok {
+			return x.PromptName
+		}
+	}
+	return ""
+}
+
+func (x *CompleteRequest) GetResourceTemplate() string {
+	if x != nil {
+		if x, ok := x.Ref.(*CompleteRequest_ResourceTemplate); ok {
+			return x.ResourceTemplate
+		}
+	}
+	return ""
+}
+
+func (x *CompleteRequest) GetArgumentName() string {
+	if x != nil {
+		return x.ArgumentName
+	}
+	return ""
+}
+
+func (x *CompleteRequest) GetArgumentValue() string {
+	if x != nil {
+		return x.ArgumentValue
+	}
+	return ""
+}
+
+func (x *CompleteRequest) GetContextArguments() map[string]string {
+	if x != nil {
+		return x.ContextArguments
+	}
+	return nil
+}
+
+type isCompleteRequest_Ref interface {
+	isCompleteRequest_Ref()
+}
+
+type CompleteRequest_PromptName struct {
+	// The prompt's name as the plugin lists it.
+	PromptName string `protobuf:"bytes,1,opt,name=prompt_name,json=promptName,proto3,oneof"`
+}
+
+type CompleteRequest_ResourceTemplate struct {
+	// The resource template's URI template as the plugin lists it.
+	ResourceTemplate string `protobuf:"bytes,2,opt,name=resource_template,json=resourceTemplate,proto3,oneof"`
+}
+
+func (*CompleteRequest_PromptName) isCompleteRequest_Ref() {}
+
+func (*CompleteRequest_ResourceTemplate) isCompleteRequest_Ref() {}
+
+type CompleteResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// At most 100 values, best first.
+	Values []string `protobuf:"bytes,1,rep,name=values,proto3" json:"values,omitempty"`
+	// How many values there are in all, when known; 0 = unknown.
+	Total         int64 `protobuf:"varint,2,opt,name=total,proto3" json:"total,omitempty"`
+	HasMore       bool  `protobuf:"varint,3,opt,name=has_more,json=hasMore,proto3" json:"has_more,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CompleteResponse) Reset() {
+	*x = CompleteResponse{}
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[52]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CompleteResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CompleteResponse) ProtoMessage() {}
+
+func (x *CompleteResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[52]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CompleteResponse.ProtoReflect.Descriptor instead.
+func (*CompleteResponse) Descriptor() ([]byte, []int) {
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{52}
+}
+
+func (x *CompleteResponse) GetValues() []string {
+	if x != nil {
+		return x.Values
+	}
+	return nil
+}
+
+func (x *CompleteResponse) GetTotal() int64 {
+	if x != nil {
+		return x.Total
+	}
+	return 0
+}
+
+func (x *CompleteResponse) GetHasMore() bool {
+	if x != nil {
+		return x.HasMore
+	}
+	return false
+}
+
+type SubscribeResourceRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Uri           string                 `protobuf:"bytes,1,opt,name=uri,proto3" json:"uri,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SubscribeResourceRequest) Reset() {
+	*x = SubscribeResourceRequest{}
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[53]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SubscribeResourceRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SubscribeResourceRequest) ProtoMessage() {}
+
+func (x *SubscribeResourceRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[53]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SubscribeResourceRequest.ProtoReflect.Descriptor instead.
+func (*SubscribeResourceRequest) Descriptor() ([]byte, []int) {
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{53}
+}
+
+func (x *SubscribeResourceRequest) GetUri() string {
+	if x != nil {
+		return x.Uri
+	}
+	return ""
+}
+
+type SubscribeResourceResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SubscribeResourceResponse) Reset() {
+	*x = SubscribeResourceResponse{}
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[54]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SubscribeResourceResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SubscribeResourceResponse) ProtoMessage() {}
+
+func (x *SubscribeResourceResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[54]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SubscribeResourceResponse.ProtoReflect.Descriptor instead.
+func (*SubscribeResourceResponse) Descriptor() ([]byte, []int) {
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{54}
+}
+
+type UnsubscribeResourceRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Uri           string                 `protobuf:"bytes,1,opt,name=uri,proto3" json:"uri,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UnsubscribeResourceRequest) Reset() {
+	*x = UnsubscribeResourceRequest{}
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[55]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UnsubscribeResourceRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UnsubscribeResourceRequest) ProtoMessage() {}
+
+func (x *UnsubscribeResourceRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[55]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UnsubscribeResourceRequest.ProtoReflect.Descriptor instead.
+func (*UnsubscribeResourceRequest) Descriptor() ([]byte, []int) {
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{55}
+}
+
+func (x *UnsubscribeResourceRequest) GetUri() string {
+	if x != nil {
+		return x.Uri
+	}
+	return ""
+}
+
+type UnsubscribeResourceResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UnsubscribeResourceResponse) Reset() {
+	*x = UnsubscribeResourceResponse{}
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[56]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UnsubscribeResourceResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UnsubscribeResourceResponse) ProtoMessage() {}
+
+func (x *UnsubscribeResourceResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[56]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UnsubscribeResourceResponse.ProtoReflect.Descriptor instead.
+func (*UnsubscribeResourceResponse) Descriptor() ([]byte, []int) {
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{56}
+}
+
 var File_toolgate_plugin_v1_plugin_proto protoreflect.FileDescriptor
 
 const file_toolgate_plugin_v1_plugin_proto_rawDesc = "" +
@@ -3110,14 +3460,16 @@ const file_toolgate_plugin_v1_plugin_proto_rawDesc = "" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12%\n" +
 	"\x0eprotocol_minor\x18\x03 \x01(\rR\rprotocolMinor\x12D\n" +
 	"\fcapabilities\x18\x04 \x01(\v2 .toolgate.plugin.v1.CapabilitiesR\fcapabilities\x12#\n" +
-	"\rconfig_schema\x18\x05 \x01(\fR\fconfigSchema\"\xb9\x01\n" +
+	"\rconfig_schema\x18\x05 \x01(\fR\fconfigSchema\"\x8a\x02\n" +
 	"\fCapabilities\x12\x14\n" +
 	"\x05tools\x18\x01 \x01(\bR\x05tools\x12\x1c\n" +
 	"\tresources\x18\x02 \x01(\bR\tresources\x12\x18\n" +
 	"\aprompts\x18\x03 \x01(\bR\aprompts\x12\x14\n" +
 	"\x05watch\x18\x04 \x01(\bR\x05watch\x12\x1a\n" +
 	"\bprogress\x18\x05 \x01(\bR\bprogress\x12)\n" +
-	"\x10client_callbacks\x18\x06 \x01(\bR\x0fclientCallbacks\"3\n" +
+	"\x10client_callbacks\x18\x06 \x01(\bR\x0fclientCallbacks\x12 \n" +
+	"\vcompletions\x18\a \x01(\bR\vcompletions\x12-\n" +
+	"\x12resource_subscribe\x18\b \x01(\bR\x11resourceSubscribe\"3\n" +
 	"\x10ConfigureRequest\x12\x1f\n" +
 	"\vconfig_json\x18\x01 \x01(\fR\n" +
 	"configJson\"K\n" +
@@ -3286,7 +3638,28 @@ const file_toolgate_plugin_v1_plugin_proto_rawDesc = "" +
 	"\rHealthRequest\"\x10\n" +
 	"\x0eHealthResponse\"\r\n" +
 	"\vStopRequest\"\x0e\n" +
-	"\fStopResponse2\xb3\t\n" +
+	"\fStopResponse\"\xe3\x02\n" +
+	"\x0fCompleteRequest\x12!\n" +
+	"\vprompt_name\x18\x01 \x01(\tH\x00R\n" +
+	"promptName\x12-\n" +
+	"\x11resource_template\x18\x02 \x01(\tH\x00R\x10resourceTemplate\x12#\n" +
+	"\rargument_name\x18\x03 \x01(\tR\fargumentName\x12%\n" +
+	"\x0eargument_value\x18\x04 \x01(\tR\rargumentValue\x12f\n" +
+	"\x11context_arguments\x18\x05 \x03(\v29.toolgate.plugin.v1.CompleteRequest.ContextArgumentsEntryR\x10contextArguments\x1aC\n" +
+	"\x15ContextArgumentsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01B\x05\n" +
+	"\x03ref\"[\n" +
+	"\x10CompleteResponse\x12\x16\n" +
+	"\x06values\x18\x01 \x03(\tR\x06values\x12\x14\n" +
+	"\x05total\x18\x02 \x01(\x03R\x05total\x12\x19\n" +
+	"\bhas_more\x18\x03 \x01(\bR\ahasMore\",\n" +
+	"\x18SubscribeResourceRequest\x12\x10\n" +
+	"\x03uri\x18\x01 \x01(\tR\x03uri\"\x1b\n" +
+	"\x19SubscribeResourceResponse\".\n" +
+	"\x1aUnsubscribeResourceRequest\x12\x10\n" +
+	"\x03uri\x18\x01 \x01(\tR\x03uri\"\x1d\n" +
+	"\x1bUnsubscribeResourceResponse2\xf4\v\n" +
 	"\x06Plugin\x12R\n" +
 	"\aGetInfo\x12\".toolgate.plugin.v1.GetInfoRequest\x1a#.toolgate.plugin.v1.GetInfoResponse\x12X\n" +
 	"\tConfigure\x12$.toolgate.plugin.v1.ConfigureRequest\x1a%.toolgate.plugin.v1.ConfigureResponse\x12X\n" +
@@ -3300,7 +3673,10 @@ const file_toolgate_plugin_v1_plugin_proto_rawDesc = "" +
 	"\x05Watch\x12 .toolgate.plugin.v1.WatchRequest\x1a\x1e.toolgate.plugin.v1.WatchEvent0\x01\x12O\n" +
 	"\x06Health\x12!.toolgate.plugin.v1.HealthRequest\x1a\".toolgate.plugin.v1.HealthResponse\x12I\n" +
 	"\x04Stop\x12\x1f.toolgate.plugin.v1.StopRequest\x1a .toolgate.plugin.v1.StopResponse\x12a\n" +
-	"\fRootsChanged\x12'.toolgate.plugin.v1.RootsChangedRequest\x1a(.toolgate.plugin.v1.RootsChangedResponse2c\n" +
+	"\fRootsChanged\x12'.toolgate.plugin.v1.RootsChangedRequest\x1a(.toolgate.plugin.v1.RootsChangedResponse\x12U\n" +
+	"\bComplete\x12#.toolgate.plugin.v1.CompleteRequest\x1a$.toolgate.plugin.v1.CompleteResponse\x12p\n" +
+	"\x11SubscribeResource\x12,.toolgate.plugin.v1.SubscribeResourceRequest\x1a-.toolgate.plugin.v1.SubscribeResourceResponse\x12v\n" +
+	"\x13UnsubscribeResource\x12..toolgate.plugin.v1.UnsubscribeResourceRequest\x1a/.toolgate.plugin.v1.UnsubscribeResourceResponse2c\n" +
 	"\x0fClientCallbacks\x12P\n" +
 	"\aRequest\x12!.toolgate.plugin.v1.ClientRequest\x1a\".toolgate.plugin.v1.ClientResponseB4Z2github.com/toolgate/toolgate/sdk/internal/pluginv1b\x06proto3"
 
@@ -3316,7 +3692,7 @@ func file_toolgate_plugin_v1_plugin_proto_rawDescGZIP() []byte {
 	return file_toolgate_plugin_v1_plugin_proto_rawDescData
 }
 
-var file_toolgate_plugin_v1_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 53)
+var file_toolgate_plugin_v1_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 60)
 var file_toolgate_plugin_v1_plugin_proto_goTypes = []any{
 	(*ClientRequest)(nil),                 // 0: toolgate.plugin.v1.ClientRequest
 	(*ClientResponse)(nil),                // 1: toolgate.plugin.v1.ClientResponse
@@ -3369,15 +3745,22 @@ var file_toolgate_plugin_v1_plugin_proto_goTypes = []any{
 	(*HealthResponse)(nil),                // 48: toolgate.plugin.v1.HealthResponse
 	(*StopRequest)(nil),                   // 49: toolgate.plugin.v1.StopRequest
 	(*StopResponse)(nil),                  // 50: toolgate.plugin.v1.StopResponse
-	nil,                                   // 51: toolgate.plugin.v1.Tool.LabelsEntry
-	nil,                                   // 52: toolgate.plugin.v1.GetPromptRequest.ArgumentsEntry
+	(*CompleteRequest)(nil),               // 51: toolgate.plugin.v1.CompleteRequest
+	(*CompleteResponse)(nil),              // 52: toolgate.plugin.v1.CompleteResponse
+	(*SubscribeResourceRequest)(nil),      // 53: toolgate.plugin.v1.SubscribeResourceRequest
+	(*SubscribeResourceResponse)(nil),     // 54: toolgate.plugin.v1.SubscribeResourceResponse
+	(*UnsubscribeResourceRequest)(nil),    // 55: toolgate.plugin.v1.UnsubscribeResourceRequest
+	(*UnsubscribeResourceResponse)(nil),   // 56: toolgate.plugin.v1.UnsubscribeResourceResponse
+	nil,                                   // 57: toolgate.plugin.v1.Tool.LabelsEntry
+	nil,                                   // 58: toolgate.plugin.v1.GetPromptRequest.ArgumentsEntry
+	nil,                                   // 59: toolgate.plugin.v1.CompleteRequest.ContextArgumentsEntry
 }
 var file_toolgate_plugin_v1_plugin_proto_depIdxs = []int32{
 	7,  // 0: toolgate.plugin.v1.GetInfoResponse.capabilities:type_name -> toolgate.plugin.v1.Capabilities
 	10, // 1: toolgate.plugin.v1.ConfigureResponse.errors:type_name -> toolgate.plugin.v1.FieldError
 	13, // 2: toolgate.plugin.v1.ListToolsResponse.tools:type_name -> toolgate.plugin.v1.Tool
 	14, // 3: toolgate.plugin.v1.Tool.annotations:type_name -> toolgate.plugin.v1.ToolAnnotations
-	51, // 4: toolgate.plugin.v1.Tool.labels:type_name -> toolgate.plugin.v1.Tool.LabelsEntry
+	57, // 4: toolgate.plugin.v1.Tool.labels:type_name -> toolgate.plugin.v1.Tool.LabelsEntry
 	2,  // 5: toolgate.plugin.v1.CallToolRequest.client_capabilities:type_name -> toolgate.plugin.v1.ClientCapabilities
 	18, // 6: toolgate.plugin.v1.CallToolEvent.progress:type_name -> toolgate.plugin.v1.Progress
 	19, // 7: toolgate.plugin.v1.CallToolEvent.log:type_name -> toolgate.plugin.v1.LogMessage
@@ -3395,7 +3778,7 @@ var file_toolgate_plugin_v1_plugin_proto_depIdxs = []int32{
 	27, // 19: toolgate.plugin.v1.ReadResourceResponse.contents:type_name -> toolgate.plugin.v1.ResourceContents
 	37, // 20: toolgate.plugin.v1.Prompt.arguments:type_name -> toolgate.plugin.v1.PromptArgument
 	36, // 21: toolgate.plugin.v1.ListPromptsResponse.prompts:type_name -> toolgate.plugin.v1.Prompt
-	52, // 22: toolgate.plugin.v1.GetPromptRequest.arguments:type_name -> toolgate.plugin.v1.GetPromptRequest.ArgumentsEntry
+	58, // 22: toolgate.plugin.v1.GetPromptRequest.arguments:type_name -> toolgate.plugin.v1.GetPromptRequest.ArgumentsEntry
 	42, // 23: toolgate.plugin.v1.GetPromptResponse.messages:type_name -> toolgate.plugin.v1.PromptMessage
 	21, // 24: toolgate.plugin.v1.PromptMessage.content:type_name -> toolgate.plugin.v1.Content
 	45, // 25: toolgate.plugin.v1.WatchEvent.tools_changed:type_name -> toolgate.plugin.v1.ListChanged
@@ -3403,39 +3786,46 @@ var file_toolgate_plugin_v1_plugin_proto_depIdxs = []int32{
 	45, // 27: toolgate.plugin.v1.WatchEvent.prompts_changed:type_name -> toolgate.plugin.v1.ListChanged
 	46, // 28: toolgate.plugin.v1.WatchEvent.resource_updated:type_name -> toolgate.plugin.v1.ResourceUpdated
 	19, // 29: toolgate.plugin.v1.WatchEvent.log:type_name -> toolgate.plugin.v1.LogMessage
-	5,  // 30: toolgate.plugin.v1.Plugin.GetInfo:input_type -> toolgate.plugin.v1.GetInfoRequest
-	8,  // 31: toolgate.plugin.v1.Plugin.Configure:input_type -> toolgate.plugin.v1.ConfigureRequest
-	11, // 32: toolgate.plugin.v1.Plugin.ListTools:input_type -> toolgate.plugin.v1.ListToolsRequest
-	15, // 33: toolgate.plugin.v1.Plugin.CallTool:input_type -> toolgate.plugin.v1.CallToolRequest
-	30, // 34: toolgate.plugin.v1.Plugin.ListResources:input_type -> toolgate.plugin.v1.ListResourcesRequest
-	32, // 35: toolgate.plugin.v1.Plugin.ListResourceTemplates:input_type -> toolgate.plugin.v1.ListResourceTemplatesRequest
-	34, // 36: toolgate.plugin.v1.Plugin.ReadResource:input_type -> toolgate.plugin.v1.ReadResourceRequest
-	38, // 37: toolgate.plugin.v1.Plugin.ListPrompts:input_type -> toolgate.plugin.v1.ListPromptsRequest
-	40, // 38: toolgate.plugin.v1.Plugin.GetPrompt:input_type -> toolgate.plugin.v1.GetPromptRequest
-	43, // 39: toolgate.plugin.v1.Plugin.Watch:input_type -> toolgate.plugin.v1.WatchRequest
-	47, // 40: toolgate.plugin.v1.Plugin.Health:input_type -> toolgate.plugin.v1.HealthRequest
-	49, // 41: toolgate.plugin.v1.Plugin.Stop:input_type -> toolgate.plugin.v1.StopRequest
-	3,  // 42: toolgate.plugin.v1.Plugin.RootsChanged:input_type -> toolgate.plugin.v1.RootsChangedRequest
-	0,  // 43: toolgate.plugin.v1.ClientCallbacks.Request:input_type -> toolgate.plugin.v1.ClientRequest
-	6,  // 44: toolgate.plugin.v1.Plugin.GetInfo:output_type -> toolgate.plugin.v1.GetInfoResponse
-	9,  // 45: toolgate.plugin.v1.Plugin.Configure:output_type -> toolgate.plugin.v1.ConfigureResponse
-	12, // 46: toolgate.plugin.v1.Plugin.ListTools:output_type -> toolgate.plugin.v1.ListToolsResponse
-	16, // 47: toolgate.plugin.v1.Plugin.CallTool:output_type -> toolgate.plugin.v1.CallToolEvent
-	31, // 48: toolgate.plugin.v1.Plugin.ListResources:output_type -> toolgate.plugin.v1.ListResourcesResponse
-	33, // 49: toolgate.plugin.v1.Plugin.ListResourceTemplates:output_type -> toolgate.plugin.v1.ListResourceTemplatesResponse
-	35, // 50: toolgate.plugin.v1.Plugin.ReadResource:output_type -> toolgate.plugin.v1.ReadResourceResponse
-	39, // 51: toolgate.plugin.v1.Plugin.ListPrompts:output_type -> toolgate.plugin.v1.ListPromptsResponse
-	41, // 52: toolgate.plugin.v1.Plugin.GetPrompt:output_type -> toolgate.plugin.v1.GetPromptResponse
-	44, // 53: toolgate.plugin.v1.Plugin.Watch:output_type -> toolgate.plugin.v1.WatchEvent
-	48, // 54: toolgate.plugin.v1.Plugin.Health:output_type -> toolgate.plugin.v1.HealthResponse
-	50, // 55: toolgate.plugin.v1.Plugin.Stop:output_type -> toolgate.plugin.v1.StopResponse
-	4,  // 56: toolgate.plugin.v1.Plugin.RootsChanged:output_type -> toolgate.plugin.v1.RootsChangedResponse
-	1,  // 57: toolgate.plugin.v1.ClientCallbacks.Request:output_type -> toolgate.plugin.v1.ClientResponse
-	44, // [44:58] is the sub-list for method output_type
-	30, // [30:44] is the sub-list for method input_type
-	30, // [30:30] is the sub-list for extension type_name
-	30, // [30:30] is the sub-list for extension extendee
-	0,  // [0:30] is the sub-list for field type_name
+	59, // 30: toolgate.plugin.v1.CompleteRequest.context_arguments:type_name -> toolgate.plugin.v1.CompleteRequest.ContextArgumentsEntry
+	5,  // 31: toolgate.plugin.v1.Plugin.GetInfo:input_type -> toolgate.plugin.v1.GetInfoRequest
+	8,  // 32: toolgate.plugin.v1.Plugin.Configure:input_type -> toolgate.plugin.v1.ConfigureRequest
+	11, // 33: toolgate.plugin.v1.Plugin.ListTools:input_type -> toolgate.plugin.v1.ListToolsRequest
+	15, // 34: toolgate.plugin.v1.Plugin.CallTool:input_type -> toolgate.plugin.v1.CallToolRequest
+	30, // 35: toolgate.plugin.v1.Plugin.ListResources:input_type -> toolgate.plugin.v1.ListResourcesRequest
+	32, // 36: toolgate.plugin.v1.Plugin.ListResourceTemplates:input_type -> toolgate.plugin.v1.ListResourceTemplatesRequest
+	34, // 37: toolgate.plugin.v1.Plugin.ReadResource:input_type -> toolgate.plugin.v1.ReadResourceRequest
+	38, // 38: toolgate.plugin.v1.Plugin.ListPrompts:input_type -> toolgate.plugin.v1.ListPromptsRequest
+	40, // 39: toolgate.plugin.v1.Plugin.GetPrompt:input_type -> toolgate.plugin.v1.GetPromptRequest
+	43, // 40: toolgate.plugin.v1.Plugin.Watch:input_type -> toolgate.plugin.v1.WatchRequest
+	47, // 41: toolgate.plugin.v1.Plugin.Health:input_type -> toolgate.plugin.v1.HealthRequest
+	49, // 42: toolgate.plugin.v1.Plugin.Stop:input_type -> toolgate.plugin.v1.StopRequest
+	3,  // 43: toolgate.plugin.v1.Plugin.RootsChanged:input_type -> toolgate.plugin.v1.RootsChangedRequest
+	51, // 44: toolgate.plugin.v1.Plugin.Complete:input_type -> toolgate.plugin.v1.CompleteRequest
+	53, // 45: toolgate.plugin.v1.Plugin.SubscribeResource:input_type -> toolgate.plugin.v1.SubscribeResourceRequest
+	55, // 46: toolgate.plugin.v1.Plugin.UnsubscribeResource:input_type -> toolgate.plugin.v1.UnsubscribeResourceRequest
+	0,  // 47: toolgate.plugin.v1.ClientCallbacks.Request:input_type -> toolgate.plugin.v1.ClientRequest
+	6,  // 48: toolgate.plugin.v1.Plugin.GetInfo:output_type -> toolgate.plugin.v1.GetInfoResponse
+	9,  // 49: toolgate.plugin.v1.Plugin.Configure:output_type -> toolgate.plugin.v1.ConfigureResponse
+	12, // 50: toolgate.plugin.v1.Plugin.ListTools:output_type -> toolgate.plugin.v1.ListToolsResponse
+	16, // 51: toolgate.plugin.v1.Plugin.CallTool:output_type -> toolgate.plugin.v1.CallToolEvent
+	31, // 52: toolgate.plugin.v1.Plugin.ListResources:output_type -> toolgate.plugin.v1.ListResourcesResponse
+	33, // 53: toolgate.plugin.v1.Plugin.ListResourceTemplates:output_type -> toolgate.plugin.v1.ListResourceTemplatesResponse
+	35, // 54: toolgate.plugin.v1.Plugin.ReadResource:output_type -> toolgate.plugin.v1.ReadResourceResponse
+	39, // 55: toolgate.plugin.v1.Plugin.ListPrompts:output_type -> toolgate.plugin.v1.ListPromptsResponse
+	41, // 56: toolgate.plugin.v1.Plugin.GetPrompt:output_type -> toolgate.plugin.v1.GetPromptResponse
+	44, // 57: toolgate.plugin.v1.Plugin.Watch:output_type -> toolgate.plugin.v1.WatchEvent
+	48, // 58: toolgate.plugin.v1.Plugin.Health:output_type -> toolgate.plugin.v1.HealthResponse
+	50, // 59: toolgate.plugin.v1.Plugin.Stop:output_type -> toolgate.plugin.v1.StopResponse
+	4,  // 60: toolgate.plugin.v1.Plugin.RootsChanged:output_type -> toolgate.plugin.v1.RootsChangedResponse
+	52, // 61: toolgate.plugin.v1.Plugin.Complete:output_type -> toolgate.plugin.v1.CompleteResponse
+	54, // 62: toolgate.plugin.v1.Plugin.SubscribeResource:output_type -> toolgate.plugin.v1.SubscribeResourceResponse
+	56, // 63: toolgate.plugin.v1.Plugin.UnsubscribeResource:output_type -> toolgate.plugin.v1.UnsubscribeResourceResponse
+	1,  // 64: toolgate.plugin.v1.ClientCallbacks.Request:output_type -> toolgate.plugin.v1.ClientResponse
+	48, // [48:65] is the sub-list for method output_type
+	31, // [31:48] is the sub-list for method input_type
+	31, // [31:31] is the sub-list for extension type_name
+	31, // [31:31] is the sub-list for extension extendee
+	0,  // [0:31] is the sub-list for field type_name
 }
 
 func init() { file_toolgate_plugin_v1_plugin_proto_init() }
@@ -3468,13 +3858,17 @@ func file_toolgate_plugin_v1_plugin_proto_init() {
 		(*WatchEvent_ResourceUpdated)(nil),
 		(*WatchEvent_Log)(nil),
 	}
+	file_toolgate_plugin_v1_plugin_proto_msgTypes[51].OneofWrappers = []any{
+		(*CompleteRequest_PromptName)(nil),
+		(*CompleteRequest_ResourceTemplate)(nil),
+	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_toolgate_plugin_v1_plugin_proto_rawDesc), len(file_toolgate_plugin_v1_plugin_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   53,
+			NumMessages:   60,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

@@ -38,6 +38,9 @@ const (
 	Plugin_Health_FullMethodName                = "/toolgate.plugin.v1.Plugin/Health"
 	Plugin_Stop_FullMethodName                  = "/toolgate.plugin.v1.Plugin/Stop"
 	Plugin_RootsChanged_FullMethodName          = "/toolgate.plugin.v1.Plugin/RootsChanged"
+	Plugin_Complete_FullMethodName              = "/toolgate.plugin.v1.Plugin/Complete"
+	Plugin_SubscribeResource_FullMethodName     = "/toolgate.plugin.v1.Plugin/SubscribeResource"
+	Plugin_UnsubscribeResource_FullMethodName   = "/toolgate.plugin.v1.Plugin/UnsubscribeResource"
 )
 
 // PluginClient is the client API for Plugin service.
@@ -70,6 +73,16 @@ type PluginClient interface {
 	// client's roots changed (MCP notifications/roots/list_changed). Added in
 	// protocol minor 2.
 	RootsChanged(ctx context.Context, in *RootsChangedRequest, opts ...grpc.CallOption) (*RootsChangedResponse, error)
+	// Complete suggests values for a prompt argument or a resource template
+	// variable (MCP completion/complete). Served when capabilities.completions
+	// is set (added in protocol minor 3).
+	Complete(ctx context.Context, in *CompleteRequest, opts ...grpc.CallOption) (*CompleteResponse, error)
+	// SubscribeResource asks the plugin to send resource_updated on Watch when
+	// the resource changes; UnsubscribeResource ends that. The host counts its
+	// clients' subscriptions and asks once per URI. Served when
+	// capabilities.resource_subscribe is set (added in protocol minor 3).
+	SubscribeResource(ctx context.Context, in *SubscribeResourceRequest, opts ...grpc.CallOption) (*SubscribeResourceResponse, error)
+	UnsubscribeResource(ctx context.Context, in *UnsubscribeResourceRequest, opts ...grpc.CallOption) (*UnsubscribeResourceResponse, error)
 }
 
 type pluginClient struct {
@@ -228,6 +241,36 @@ func (c *pluginClient) RootsChanged(ctx context.Context, in *RootsChangedRequest
 	return out, nil
 }
 
+func (c *pluginClient) Complete(ctx context.Context, in *CompleteRequest, opts ...grpc.CallOption) (*CompleteResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CompleteResponse)
+	err := c.cc.Invoke(ctx, Plugin_Complete_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *pluginClient) SubscribeResource(ctx context.Context, in *SubscribeResourceRequest, opts ...grpc.CallOption) (*SubscribeResourceResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SubscribeResourceResponse)
+	err := c.cc.Invoke(ctx, Plugin_SubscribeResource_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *pluginClient) UnsubscribeResource(ctx context.Context, in *UnsubscribeResourceRequest, opts ...grpc.CallOption) (*UnsubscribeResourceResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(UnsubscribeResourceResponse)
+	err := c.cc.Invoke(ctx, Plugin_UnsubscribeResource_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // PluginServer is the server API for Plugin service.
 // All implementations must embed UnimplementedPluginServer
 // for forward compatibility.
@@ -258,6 +301,16 @@ type PluginServer interface {
 	// client's roots changed (MCP notifications/roots/list_changed). Added in
 	// protocol minor 2.
 	RootsChanged(context.Context, *RootsChangedRequest) (*RootsChangedResponse, error)
+	// Complete suggests values for a prompt argument or a resource template
+	// variable (MCP completion/complete). Served when capabilities.completions
+	// is set (added in protocol minor 3).
+	Complete(context.Context, *CompleteRequest) (*CompleteResponse, error)
+	// SubscribeResource asks the plugin to send resource_updated on Watch when
+	// the resource changes; UnsubscribeResource ends that. The host counts its
+	// clients' subscriptions and asks once per URI. Served when
+	// capabilities.resource_subscribe is set (added in protocol minor 3).
+	SubscribeResource(context.Context, *SubscribeResourceRequest) (*SubscribeResourceResponse, error)
+	UnsubscribeResource(context.Context, *UnsubscribeResourceRequest) (*UnsubscribeResourceResponse, error)
 	mustEmbedUnimplementedPluginServer()
 }
 
@@ -306,6 +359,15 @@ func (UnimplementedPluginServer) Stop(context.Context, *StopRequest) (*StopRespo
 }
 func (UnimplementedPluginServer) RootsChanged(context.Context, *RootsChangedRequest) (*RootsChangedResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method RootsChanged not implemented")
+}
+func (UnimplementedPluginServer) Complete(context.Context, *CompleteRequest) (*CompleteResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Complete not implemented")
+}
+func (UnimplementedPluginServer) SubscribeResource(context.Context, *SubscribeResourceRequest) (*SubscribeResourceResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SubscribeResource not implemented")
+}
+func (UnimplementedPluginServer) UnsubscribeResource(context.Context, *UnsubscribeResourceRequest) (*UnsubscribeResourceResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method UnsubscribeResource not implemented")
 }
 func (UnimplementedPluginServer) mustEmbedUnimplementedPluginServer() {}
 func (UnimplementedPluginServer) testEmbeddedByValue()                {}
@@ -548,6 +610,60 @@ func _Plugin_RootsChanged_Handler(srv interface{}, ctx context.Context, dec func
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Plugin_Complete_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CompleteRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(PluginServer).Complete(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Plugin_Complete_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(PluginServer).Complete(ctx, req.(*CompleteRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Plugin_SubscribeResource_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SubscribeResourceRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(PluginServer).SubscribeResource(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Plugin_SubscribeResource_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(PluginServer).SubscribeResource(ctx, req.(*SubscribeResourceRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Plugin_UnsubscribeResource_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(UnsubscribeResourceRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(PluginServer).UnsubscribeResource(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Plugin_UnsubscribeResource_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(PluginServer).UnsubscribeResource(ctx, req.(*UnsubscribeResourceRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Plugin_ServiceDesc is the grpc.ServiceDesc for Plugin service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -598,6 +714,18 @@ var Plugin_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "RootsChanged",
 			Handler:    _Plugin_RootsChanged_Handler,
+		},
+		{
+			MethodName: "Complete",
+			Handler:    _Plugin_Complete_Handler,
+		},
+		{
+			MethodName: "SubscribeResource",
+			Handler:    _Plugin_SubscribeResource_Handler,
+		},
+		{
+			MethodName: "UnsubscribeResource",
+			Handler:    _Plugin_UnsubscribeResource_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

@@ -93,6 +93,7 @@ func (c *Client) GetInfo(ctx context.Context) (protov1.Info, error) {
 		Capabilities: protov1.Capabilities{
 			Tools: caps.GetTools(), Resources: caps.GetResources(), Prompts: caps.GetPrompts(),
 			Watch: caps.GetWatch(), Progress: caps.GetProgress(), ClientCallbacks: caps.GetClientCallbacks(),
+			Completions: caps.GetCompletions(), ResourceSubscribe: caps.GetResourceSubscribe(),
 		},
 		ConfigSchema: raw(r.GetConfigSchema()),
 	}, nil
