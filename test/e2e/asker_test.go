@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 2026-07-28 deprecates roots but still serves them, and these tests drive them.
+
 package e2e
 
 import (

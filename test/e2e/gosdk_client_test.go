@@ -126,12 +126,6 @@ func (c *goClient) elicit(_ context.Context, _ *gomcp.ElicitRequest) (*gomcp.Eli
 		"name": c.tag + " Ada Lovelace", "check": true, "email": "ada@example.com"}}, nil
 }
 
-// callTool runs call_tool of a plugin tool and returns its result.
-func (c *goClient) callTool(ctx context.Context, tool string, args map[string]any) (*gomcp.CallToolResult, error) {
-	in := map[string]any{"name": tool, "arguments": args}
-	return c.CallTool(ctx, &gomcp.CallToolParams{Name: "call_tool", Arguments: in})
-}
-
 // goText joins a result's text blocks.
 func goText(r *gomcp.CallToolResult) string {
 	var parts []string
