@@ -116,9 +116,10 @@ func (p *pendingCall) waitResult(ctx context.Context) (*result, error) {
 	return &r, nil
 }
 
-func clientScript(t *testing.T) string {
+// testdataScript is the absolute path of a client script in testdata.
+func testdataScript(t *testing.T, name string) string {
 	t.Helper()
-	p, err := filepath.Abs(filepath.Join("testdata", "client.mjs"))
+	p, err := filepath.Abs(filepath.Join("testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,12 +142,18 @@ func connectStdio(t *testing.T, s setup) *mcpClient {
 
 func startClient(t *testing.T, args ...string) *mcpClient {
 	t.Helper()
+	return startScript(t, testdataScript(t, "client.mjs"), args...)
+}
+
+// startScript runs a client script that speaks client.mjs's line protocol.
+func startScript(t *testing.T, script string, args ...string) *mcpClient {
+	t.Helper()
 	node, err := exec.LookPath("node")
 	if err != nil {
 		t.Fatalf("node is not installed: %v", err)
 	}
 	c := &mcpClient{t: t, stderr: &logSink{}, pending: map[int]*pendingCall{}, gone: make(chan struct{})}
-	c.cmd = exec.Command(node, append([]string{clientScript(t)}, args...)...)
+	c.cmd = exec.Command(node, append([]string{script}, args...)...)
 	c.cmd.Env = append(os.Environ(), "MCP_SDK_DIR="+filepath.Join(testparts.NodeModules(t), "node_modules", "@modelcontextprotocol", "sdk"))
 	c.cmd.Stderr = c.stderr
 	c.cmd.WaitDelay = 2 * time.Second

@@ -1,0 +1,146 @@
+// The official TypeScript SDK client as an IDE that a backend may ask things:
+// it declares sampling, elicitation and roots, answers them, and records every
+// request and cancellation the server sends it. Driven by the Go test through
+// newline-delimited JSON on stdin/stdout, in the same protocol as client.mjs.
+//
+//   node client-requests.mjs [FLAGS] http URL
+//   node client-requests.mjs [FLAGS] stdio COMMAND ARG...
+//
+// Flags:
+//   --no-capabilities   declare nothing and set no handlers
+//   --silent-sampling   take sampling requests and never answer them
+//   --tag TAG           put TAG in what this client answers (model, text, name, root)
+//
+// Commands beyond client.mjs's list_tools and call:
+//   {"id":4,"op":"set_roots","arguments":{"roots":[{"uri":"file:///x","name":"x"}]}}
+//       replaces the roots and sends notifications/roots/list_changed
+//   {"id":5,"op":"seen"}
+//       answers {"protocolVersion":"...","requests":[{"id":..,"method":..}],
+//                "cancelled":[{"requestId":..,"reason":..}]}: the version the server
+//       chose, and what the server sent this client so far
+// The first line is {"ready":true,"pid":N} once the session is initialised.
+//
+// The SDK is imported from the directory in MCP_SDK_DIR.
+import { createInterface } from "node:readline";
+import { pathToFileURL } from "node:url";
+import { join } from "node:path";
+
+const sdkDir = process.env.MCP_SDK_DIR;
+if (!sdkDir) {
+  console.error("client-requests.mjs: MCP_SDK_DIR is not set");
+  process.exit(2);
+}
+const load = (p) => import(pathToFileURL(join(sdkDir, "dist/esm", p)).href);
+const { Client } = await load("client/index.js");
+const { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema } = await load("types.js");
+
+const args = process.argv.slice(2);
+const flags = { capabilities: true, silentSampling: false, tag: "ts" };
+while (args[0]?.startsWith("--")) {
+  const flag = args.shift();
+  if (flag === "--no-capabilities") flags.capabilities = false;
+  else if (flag === "--silent-sampling") flags.silentSampling = true;
+  else if (flag === "--tag") flags.tag = args.shift();
+  else {
+    console.error(`client-requests.mjs: unknown flag ${flag}`);
+    process.exit(2);
+  }
+}
+const [mode, ...rest] = args;
+let transport;
+if (mode === "http") {
+  const { StreamableHTTPClientTransport } = await load("client/streamableHttp.js");
+  transport = new StreamableHTTPClientTransport(new URL(rest[0]));
+} else if (mode === "stdio") {
+  const { StdioClientTransport } = await load("client/stdio.js");
+  transport = new StdioClientTransport({ command: rest[0], args: rest.slice(1), env: process.env, stderr: "inherit" });
+} else {
+  console.error(`client-requests.mjs: unknown mode ${mode}; want http or stdio`);
+  process.exit(2);
+}
+
+const write = (obj) => process.stdout.write(JSON.stringify(obj) + "\n");
+
+// Everything the server sends this client, seen before the SDK handles it:
+// Protocol.connect sets onmessage, then starts the transport.
+const seen = { protocolVersion: "", requests: [], cancelled: [] };
+const start = transport.start.bind(transport);
+transport.start = async () => {
+  const handle = transport.onmessage;
+  transport.onmessage = (msg, extra) => {
+    if (msg?.result?.protocolVersion && !seen.protocolVersion) seen.protocolVersion = msg.result.protocolVersion;
+    if (msg?.method && msg.id !== undefined) seen.requests.push({ id: msg.id, method: msg.method });
+    if (msg?.method === "notifications/cancelled") seen.cancelled.push(msg.params);
+    return handle(msg, extra);
+  };
+  return start();
+};
+
+let roots = [{ uri: `file:///${flags.tag}/project`, name: `${flags.tag} project` }];
+const capabilities = flags.capabilities
+  ? { sampling: {}, elicitation: { form: {} }, roots: { listChanged: true } }
+  : {};
+const client = new Client({ name: `toolgate-e2e-${flags.tag}`, version: "1.0.0" }, { capabilities });
+if (flags.capabilities) {
+  client.setRequestHandler(CreateMessageRequestSchema, async (req) => {
+    if (flags.silentSampling) return new Promise(() => {});
+    const asked = req.params.messages.map((m) => m.content?.text ?? "").join(" ");
+    return { model: `${flags.tag}-model`, role: "assistant", content: { type: "text", text: `${flags.tag} sampled <${asked}>` } };
+  });
+  client.setRequestHandler(ElicitRequestSchema, async () => ({
+    action: "accept",
+    content: { name: `${flags.tag} Ada Lovelace`, check: true, email: "ada@example.com" },
+  }));
+  client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots }));
+}
+try {
+  await client.connect(transport);
+} catch (err) {
+  write({ ready: false, error: String(err?.stack ?? err) });
+  process.exit(1);
+}
+write({ ready: true, pid: transport.pid ?? 0 });
+
+async function run(cmd) {
+  const opts = {};
+  if (cmd.timeout_ms) opts.timeout = cmd.timeout_ms;
+  if (cmd.progress) opts.onprogress = (p) => write({ id: cmd.id, progress: p });
+  switch (cmd.op) {
+    case "list_tools":
+      return client.listTools({}, opts);
+    case "call":
+      return client.callTool({ name: cmd.name, arguments: cmd.arguments ?? {} }, undefined, opts);
+    case "set_roots":
+      roots = cmd.arguments.roots;
+      await client.sendRootsListChanged();
+      return {};
+    case "seen":
+      return seen;
+    default:
+      throw new Error(`unknown op ${cmd.op}`);
+  }
+}
+
+let closing = false;
+const pending = new Set();
+const rl = createInterface({ input: process.stdin });
+rl.on("line", (line) => {
+  if (!line.trim()) return;
+  const cmd = JSON.parse(line);
+  if (cmd.op === "close") {
+    closing = true;
+    rl.close();
+    return;
+  }
+  const p = run(cmd).then(
+    (result) => write({ id: cmd.id, result }),
+    (err) => write({ id: cmd.id, error: { code: err?.code ?? 0, message: String(err?.message ?? err) } }),
+  );
+  pending.add(p);
+  p.finally(() => pending.delete(p));
+});
+rl.on("close", async () => {
+  if (!closing) await Promise.allSettled([...pending]);
+  await client.close().catch(() => {});
+  process.exit(0);
+});
