@@ -55,6 +55,10 @@ type httpTransport struct {
 	// how many, so that initialize checks the cap without a scan.
 	owned sync.Map
 	count atomic.Int64
+	// deleted holds the handles of sealed sessions deleted here, until they
+	// expire; rebuildMu makes one session of concurrent first requests.
+	deleted   sync.Map
+	rebuildMu sync.Mutex
 }
 
 func (t *httpTransport) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -157,6 +161,7 @@ func (t *httpTransport) statelessNotice(w http.ResponseWriter, r *http.Request, 
 
 func (t *httpTransport) initialize(w http.ResponseWriter, r *http.Request, body []byte, env *envelope) {
 	s := t.srv
+	var err error
 	if !t.reserve() {
 		s.log.Warn("initialize refused: session limit reached", "limit", s.maxSessions(), "remote", r.RemoteAddr)
 		w.Header().Set("Retry-After", "60")
@@ -164,7 +169,12 @@ func (t *httpTransport) initialize(w http.ResponseWriter, r *http.Request, body 
 			"too many sessions: the gateway already holds its limit of %d (MaxSessions); end unused sessions with DELETE or retry later", s.maxSessions())))
 		return
 	}
-	se, err := s.newSession(r.Context())
+	var se *session
+	if s.sealer != nil {
+		se, err = s.newSealedSession(r.Context(), env)
+	} else {
+		se, err = s.newSession(r.Context())
+	}
 	if err != nil {
 		t.count.Add(-1)
 		writeJSON(w, http.StatusServiceUnavailable, errorResponse(env.ID, codeInternalError, err.Error()))
@@ -194,11 +204,26 @@ func (t *httpTransport) session(w http.ResponseWriter, r *http.Request, env *env
 		return nil, false
 	}
 	se, ok := t.srv.lookupSession(sid)
+	if ok && se.expired(time.Now()) {
+		t.drop(se)
+		ok = false
+	}
+	if !ok && t.srv.sealer != nil {
+		var err error
+		if se, err = t.rebuild(r.Context(), sid); errors.Is(err, errSessionsFull) {
+			t.srv.log.Warn("session refused: session limit reached", "limit", t.srv.maxSessions(), "remote", r.RemoteAddr)
+			w.Header().Set("Retry-After", "60")
+			writeJSON(w, http.StatusServiceUnavailable, errorResponse(id, codeInternalError, fmt.Sprintf(
+				"too many sessions: this gateway already holds its limit of %d (MaxSessions); retry later", t.srv.maxSessions())))
+			return nil, false
+		}
+		ok = err == nil
+	}
 	// Another principal's session is answered exactly as a missing one, so
 	// an id learnt from a log or a shared proxy gives nothing away.
 	if !ok || se.owner != credentialFrom(r.Context()).who {
 		writeJSON(w, http.StatusNotFound, errorResponse(id, codeInvalidRequest,
-			"session not found: it ended or never existed; initialize a new one"))
+			"session not found: it ended, expired or never existed; initialize a new one"))
 		return nil, false
 	}
 	if v := r.Header.Get(headerProtocol); v != "" && !slices.Contains(mcp.LegacyProtocolVersions(), v) {
@@ -271,7 +296,7 @@ func (t *httpTransport) delete(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	t.drop(se)
+	t.forget(se)
 	w.WriteHeader(http.StatusNoContent)
 }
 
