@@ -285,7 +285,7 @@ func (t *httpTransport) get(w http.ResponseWriter, r *http.Request) {
 			err = rc.Flush()
 		}
 		if err != nil {
-			t.srv.log.Debug("listening stream ended", "session", se.id, "error", err)
+			t.srv.log.Debug("listening stream ended", "session", se.conn, "error", err)
 			return
 		}
 	}

@@ -35,7 +35,9 @@ type session struct {
 	owner Principal
 	// conn names the connection whose notifications/cancelled reach the
 	// session's requests: the session itself, or for a 2026-07-28 request
-	// over stdio the stdio session it came on.
+	// over stdio the stdio session it came on. It is also the name logs and
+	// audit lines give the session: its id, or for a sealed session the
+	// handle sealed in it, never the sealed id.
 	conn string
 	// perRequest marks the session of one 2026-07-28 request: notifications
 	// reach it only as its subscriptions/listen asked (see wants).
@@ -239,7 +241,7 @@ func (se *session) push(n mcp.JSONRPCNotification) {
 	select {
 	case se.notes <- n:
 	default:
-		se.srv.log.Debug("notification dropped: session is not reading", "session", se.id, "method", n.Method)
+		se.srv.log.Debug("notification dropped: session is not reading", "session", se.conn, "method", n.Method)
 	}
 }
 

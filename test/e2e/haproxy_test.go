@@ -27,12 +27,20 @@ type balancer struct {
 	exited chan struct{}
 }
 
-// haproxyConfig balances HTTP requests over servers (host:port). /readyz is
-// the check: it turns 503 as soon as a gateway begins to drain, while
-// /healthz, the liveness probe, stays 200 until the process ends. A request
-// whose connection is refused or closed unanswered (a gateway that just
-// exited) is sent to another server.
-func haproxyConfig(listen string, servers []string) string {
+// stickyLines pin a legacy session to the replica that answered its
+// initialize, as docs/protocol.md tells operators to: the table keys on the
+// id's first 64 characters, which hold the sealed id's random nonce.
+const stickyLines = `  stick-table type string len 64 size 100k expire 30m
+  stick on req.hdr(Mcp-Session-Id)
+  stick store-response res.hdr(Mcp-Session-Id)
+`
+
+// haproxyConfig balances HTTP requests over servers (host:port), each
+// request anywhere unless sticky. /readyz is the check: it turns 503 as soon
+// as a gateway begins to drain, while /healthz, the liveness probe, stays
+// 200 until the process ends. A request whose connection is refused or
+// closed unanswered (a gateway that just exited) is sent to another server.
+func haproxyConfig(listen string, servers []string, sticky bool) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, `global
   maxconn 256
@@ -56,6 +64,9 @@ backend gateways
   http-check expect status 200
   default-server inter 100ms fastinter 100ms downinter 100ms fall 1 rise 2
 `, listen)
+	if sticky {
+		b.WriteString(stickyLines)
+	}
 	for i, s := range servers {
 		fmt.Fprintf(&b, "  server g%d %s check\n", i, s)
 	}
@@ -76,7 +87,7 @@ func freePort(t *testing.T) string {
 
 // startBalancer runs haproxy in the foreground over the gateways and waits
 // until it answers. The test's cleanup stops it by pid.
-func startBalancer(t *testing.T, gws []*gateway) *balancer {
+func startBalancer(t *testing.T, gws []*gateway, sticky bool) *balancer {
 	t.Helper()
 	bin := testparts.HAProxy(t)
 	var servers []string
@@ -89,7 +100,7 @@ func startBalancer(t *testing.T, gws []*gateway) *balancer {
 	}
 	listen := freePort(t)
 	cfg := filepath.Join(t.TempDir(), "haproxy.cfg")
-	if err := os.WriteFile(cfg, []byte(haproxyConfig(listen, servers)), 0o644); err != nil {
+	if err := os.WriteFile(cfg, []byte(haproxyConfig(listen, servers, sticky)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if out, err := exec.Command(bin, "-c", "-f", cfg).CombinedOutput(); err != nil {

@@ -59,6 +59,8 @@ func clientKind(l auditLine) string {
 		return "go-2026"
 	case l.Tool == "x_tp_sleep":
 		return "ts-legacy"
+	case l.Tool == "x_tp_env":
+		return "go-sticky"
 	}
 	return "other"
 }
@@ -137,11 +139,13 @@ func TestReplicasServeAnySessionThroughABalancer(t *testing.T) {
 	for _, g := range gws {
 		waitProbe(t, g, "/readyz", http.StatusOK, 60*time.Second)
 	}
-	lb := startBalancer(t, gws)
+	lb := startBalancer(t, gws, false)
+	sticky := startBalancer(t, gws, true)
 
 	ts := connectHTTP(t, lb.URL)
 	goModern := goClient(t, lb.URL, "")
 	goLegacy := goClient(t, lb.URL, "2025-11-25")
+	goSticky := goClient(t, sticky.URL, "2025-11-25")
 	for cs, want := range map[*gomcp.ClientSession]string{goModern: "2026-07-28", goLegacy: "2025-11-25"} {
 		if got := cs.InitializeResult().ProtocolVersion; got != want {
 			t.Fatalf("Go SDK client negotiated %q through the balancer, want %q", got, want)
@@ -235,6 +239,17 @@ func TestReplicasServeAnySessionThroughABalancer(t *testing.T) {
 		return true
 	})
 
+	// With affinity configured as docs/protocol.md says, a session stays on
+	// the replica that opened it.
+	for i := range 12 {
+		if _, err := goCallTool(ctx, goSticky, "x_tp_env", map[string]any{}); err != nil {
+			t.Fatalf("call %d through the sticky balancer: %v", i, err)
+		}
+	}
+	if err := goSticky.Close(); err != nil {
+		t.Errorf("close Go SDK client: %v", err)
+	}
+
 	// A call that is surely in flight on the replica when it is told to stop.
 	victim := gws[1]
 	direct := connectHTTP(t, victim.URL)
@@ -307,7 +322,7 @@ func TestReplicasServeAnySessionThroughABalancer(t *testing.T) {
 			if l.Outcome != "ok" {
 				t.Errorf("replica %d audited a call of %s as %q", i, l.Tool, l.Outcome)
 			}
-			if k := clientKind(l); k == "go-legacy" || k == "ts-legacy" {
+			if k := clientKind(l); k == "go-legacy" || k == "ts-legacy" || k == "go-sticky" {
 				if replicasOf[k+" "+l.Session] == nil {
 					replicasOf[k+" "+l.Session] = map[int]bool{}
 				}
@@ -324,7 +339,19 @@ func TestReplicasServeAnySessionThroughABalancer(t *testing.T) {
 		}
 	}
 	// ts-legacy also counts the direct client's session, on one replica only.
-	if sessions["go-legacy"] != 1 || sessions["ts-legacy"] != 1 {
-		t.Errorf("legacy sessions served by all %d replicas: %v, want one Go and one TypeScript session (audit: %v)", len(audits), sessions, replicasOf)
+	if sessions["go-legacy"] != 1 || sessions["ts-legacy"] != 1 || sessions["go-sticky"] != 0 {
+		t.Errorf("legacy sessions served by all %d replicas: %v, want one Go and one TypeScript session, not the sticky one (audit: %v)", len(audits), sessions, replicasOf)
+	}
+	stuck := 0
+	for ks, rs := range replicasOf {
+		if strings.HasPrefix(ks, "go-sticky ") {
+			stuck++
+			if len(rs) != 1 {
+				t.Errorf("the session behind the sticky balancer was served by replicas %v, want one", rs)
+			}
+		}
+	}
+	if stuck != 1 {
+		t.Errorf("%d sessions called through the sticky balancer, want 1", stuck)
 	}
 }
