@@ -57,8 +57,9 @@ type httpTransport struct {
 	count atomic.Int64
 	// deleted holds the handles of sealed sessions deleted here, until they
 	// expire; rebuildMu makes one session of concurrent first requests.
-	deleted   sync.Map
-	rebuildMu sync.Mutex
+	deleted      sync.Map
+	deletedCount atomic.Int64
+	rebuildMu    sync.Mutex
 }
 
 func (t *httpTransport) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -238,8 +239,9 @@ func (t *httpTransport) session(w http.ResponseWriter, r *http.Request, env *env
 // get is the listening stream: session-wide notifications (log broadcasts,
 // resource updates). A newer stream of the same session replaces an older one.
 // The stream ends after half the session idle timeout, and when the access
-// token that opened it expires; the client reconnects, which both keeps the
-// session alive and checks its credential again.
+// token that opened it or its sealed session expires; the client
+// reconnects, which both keeps the session alive and checks its credential
+// again.
 func (t *httpTransport) get(w http.ResponseWriter, r *http.Request) {
 	se, ok := t.session(w, r, nil)
 	if !ok {
@@ -250,6 +252,9 @@ func (t *httpTransport) get(w http.ResponseWriter, r *http.Request) {
 	life := t.srv.sessionIdleTimeout() / 2
 	if exp := credentialFrom(r.Context()).expires; !exp.IsZero() {
 		life = min(life, time.Until(exp))
+	}
+	if !se.expires.IsZero() {
+		life = min(life, time.Until(se.expires))
 	}
 	end := time.NewTimer(life)
 	defer end.Stop()

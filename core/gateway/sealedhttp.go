@@ -58,19 +58,25 @@ func (t *httpTransport) rebuild(ctx context.Context, id string) (*session, error
 
 // forget ends a session its client deleted. A sealed one is remembered
 // until it expires, so this replica does not rebuild it; other replicas
-// would, until then.
+// would, until then. At most maxDeleted are remembered: past that, a
+// deleted session is bounded by its expiry alone, as on other replicas.
 func (t *httpTransport) forget(se *session) {
-	if !se.expires.IsZero() {
-		t.deleted.Store(se.conn, se.expires)
+	if !se.expires.IsZero() && t.deletedCount.Load() < int64(t.maxDeleted()) {
+		if _, loaded := t.deleted.LoadOrStore(se.conn, se.expires); !loaded {
+			t.deletedCount.Add(1)
+		}
 	}
 	t.drop(se)
 }
 
+// maxDeleted bounds the deleted sessions a replica remembers.
+func (t *httpTransport) maxDeleted() int { return 10 * t.srv.maxSessions() }
+
 // sweepDeleted forgets deleted sessions that have expired anyway.
 func (t *httpTransport) sweepDeleted(now time.Time) {
 	t.deleted.Range(func(k, v any) bool {
-		if !now.Before(v.(time.Time)) {
-			t.deleted.Delete(k)
+		if !now.Before(v.(time.Time)) && t.deleted.CompareAndDelete(k, v) {
+			t.deletedCount.Add(-1)
 		}
 		return true
 	})
