@@ -79,6 +79,7 @@ func goClient(t *testing.T, url, version string) *gomcp.ClientSession {
 	if err != nil {
 		t.Fatalf("Go SDK client (%q) cannot connect through the balancer: %v", version, err)
 	}
+	t.Cleanup(func() { _ = cs.Close() }) // a second Close is harmless
 	return cs
 }
 
@@ -207,7 +208,11 @@ func TestReplicasServeAnySessionThroughABalancer(t *testing.T) {
 		close(quit)
 		wg.Wait()
 	})
-	defer stopLoops()
+	// On a failure the calls in flight are cut short rather than waited for.
+	defer func() {
+		cancel()
+		stopLoops()
+	}()
 
 	// Every client reaches every replica before one of them goes.
 	waitAudits := func(what string, ok func(perReplica []map[string]int) bool) {
