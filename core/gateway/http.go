@@ -162,7 +162,6 @@ func (t *httpTransport) statelessNotice(w http.ResponseWriter, r *http.Request, 
 
 func (t *httpTransport) initialize(w http.ResponseWriter, r *http.Request, body []byte, env *envelope) {
 	s := t.srv
-	var err error
 	if !t.reserve() {
 		s.log.Warn("initialize refused: session limit reached", "limit", s.maxSessions(), "remote", r.RemoteAddr)
 		w.Header().Set("Retry-After", "60")
@@ -170,7 +169,10 @@ func (t *httpTransport) initialize(w http.ResponseWriter, r *http.Request, body 
 			"too many sessions: the gateway already holds its limit of %d (MaxSessions); end unused sessions with DELETE or retry later", s.maxSessions())))
 		return
 	}
-	var se *session
+	var (
+		se  *session
+		err error
+	)
 	if s.sealer != nil {
 		se, err = s.newSealedSession(r.Context(), env)
 	} else {
