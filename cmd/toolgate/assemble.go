@@ -171,8 +171,8 @@ func assemble(ctx context.Context, cfg *config.Config, topts telemetry.Options, 
 		MaxConnections: cfg.Listen.MaxConnections, ReadTimeout: cfg.Listen.ReadTimeout, IdleTimeout: cfg.Listen.IdleTimeout,
 		MaxSessions: cfg.Listen.MaxSessions, SessionIdleTimeout: cfg.Listen.SessionIdleTimeout,
 		SessionKeys: cfg.Listen.SessionKeys, SessionMaxAge: cfg.Listen.SessionMaxAge,
-		InputStateKey: inputStateKey(cfg.Listen.SessionKeys),
-		Handlers:      extra, OAuth: oauthOptions(cfg.Listen.OAuth),
+		InputStateKey: inputStateKey(cfg.Listen.SessionKeys), PreviousInputStateKeys: previousKeys(cfg.Listen.SessionKeys),
+		Handlers: extra, OAuth: oauthOptions(cfg.Listen.OAuth),
 		Instructions: handlers.Instructions,
 		Ready:        pluginsReady(cfg, plugins),
 	})
@@ -210,6 +210,15 @@ func inputStateKey(sessionKeys [][]byte) []byte {
 		return nil
 	}
 	return sessionKeys[0]
+}
+
+// previousKeys are the session keys being rotated out, still accepted on a
+// requestState as on a session id.
+func previousKeys(sessionKeys [][]byte) [][]byte {
+	if len(sessionKeys) < 2 {
+		return nil
+	}
+	return sessionKeys[1:]
 }
 
 // oauthOptions carries the config's oauth block to the HTTP front; nil

@@ -110,6 +110,9 @@ type Options struct {
 	// SessionMaxAge bounds the life of a sealed session, deleted or not
 	// (DefaultSessionMaxAge when 0).
 	SessionMaxAge time.Duration
+	// PreviousInputStateKeys are still accepted on a requestState, not
+	// used to sign one: a key being rotated out.
+	PreviousInputStateKeys [][]byte
 	// InputStateTTL is how long a client has to answer an input-required
 	// result (DefaultInputStateTTL when 0).
 	InputStateTTL time.Duration
@@ -142,8 +145,9 @@ type Server struct {
 	maxBytes  int64
 	// auth checks OAuth access tokens; nil without Options.OAuth.
 	auth *verifier
-	// stateKey signs the requestState of input-required results.
-	stateKey []byte
+	// stateKeys check the requestState of input-required results; the
+	// first signs them.
+	stateKeys [][]byte
 	// sealer seals legacy session ids; nil without Options.SessionKeys.
 	sealer *sealer
 
@@ -193,11 +197,14 @@ func New(opts Options) (*Server, error) {
 		stateKey = key
 	}
 	// A key given for both uses must not serve both as it is.
-	key, err := deriveKey(stateKey, inputStateKeyLabel)
-	if err != nil {
-		return nil, fmt.Errorf("input state key: %w", err)
+	for _, k := range append([][]byte{stateKey}, opts.PreviousInputStateKeys...) {
+		key, err := deriveKey(k, inputStateKeyLabel)
+		if err != nil {
+			return nil, fmt.Errorf("input state key: %w", err)
+		}
+		s.stateKeys = append(s.stateKeys, key)
 	}
-	s.stateKey = key
+	var err error
 	if len(opts.SessionKeys) > 0 {
 		if s.sealer, err = newSealer(opts.SessionKeys); err != nil {
 			return nil, err
@@ -313,7 +320,7 @@ func (s *Server) check() error {
 	if err := checkVersions(s.opts.ProtocolVersions); err != nil {
 		return err
 	}
-	if err := checkInputState(s.opts.InputStateKey, s.opts.InputStateTTL); err != nil {
+	if err := checkInputState(s.opts.InputStateKey, s.opts.PreviousInputStateKeys, s.opts.InputStateTTL); err != nil {
 		return err
 	}
 	if err := checkSessionKeys(s.opts.SessionKeys, s.opts.SessionMaxAge); err != nil {

@@ -272,7 +272,7 @@ func TestSessionAndStateKeysDiffer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if bytes.Equal(f.srv.stateKey, testKey(1)) || bytes.Equal(f.srv.stateKey, sub) {
+	if bytes.Equal(f.srv.stateKeys[0], testKey(1)) || bytes.Equal(f.srv.stateKeys[0], sub) {
 		t.Error("one configured key serves both purposes as the same bytes")
 	}
 }
@@ -299,4 +299,27 @@ func FuzzOpenSessionID(f *testing.F) {
 			t.Fatalf("open(%q) accepted a state never sealed: %+v", id, st)
 		}
 	})
+}
+
+func TestRequestStateKeyRotation(t *testing.T) {
+	withKeys := func(key []byte, previous ...[]byte) *Server {
+		return newFixture(t, func(o *Options) { o.InputStateKey, o.PreviousInputStateKeys = key, previous }).srv
+	}
+	next, rotating, old := withKeys(testKey(2)), withKeys(testKey(1), testKey(2)), withKeys(testKey(1))
+	args := json.RawMessage(`{"a":1}`)
+	state, err := next.sealState(inputState{Tool: "ask", Args: argsDigest(args), Who: principalDigest(Principal{}),
+		Expires: time.Now().Add(time.Minute).Unix()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rotating.openState(state, "ask", args, Principal{}, time.Now()); err != nil {
+		t.Errorf("a state signed with a previous key: %v", err)
+	}
+	if _, err := old.openState(state, "ask", args, Principal{}, time.Now()); !errors.Is(err, errBadState) {
+		t.Errorf("a state signed with a key not held: %v, want it refused", err)
+	}
+	if _, err := buildFixture(func(o *Options) { o.PreviousInputStateKeys = [][]byte{[]byte("short")} }); err == nil ||
+		!strings.Contains(err.Error(), "PreviousInputStateKeys[0]: is 5 bytes") {
+		t.Errorf("a short previous key: %v", err)
+	}
 }
