@@ -122,20 +122,30 @@ func (c *callTally) fail(format string, args ...any) {
 // concurrently while one replica is stopped with SIGTERM: no call may fail,
 // every replica serves every client, and the legacy sessions hop replicas.
 func TestReplicasServeAnySessionThroughABalancer(t *testing.T) {
-	key := make([]byte, 32)
-	if _, err := rand.Read(key); err != nil {
-		t.Fatal(err)
+	newKey := func() string {
+		key := make([]byte, 32)
+		if _, err := rand.Read(key); err != nil {
+			t.Fatal(err)
+		}
+		return base64.StdEncoding.EncodeToString(key)
+	}
+	key, next := newKey(), newKey()
+	// One key, given each way serve takes it: in the file, in
+	// TOOLGATE_SESSION_KEY, and through env() beside the key it is about to
+	// rotate to.
+	keyed := []setup{
+		{Listen: fmt.Sprintf("  session_key = %q", key)},
+		{Env: []string{"TOOLGATE_SESSION_KEY=" + key}},
+		{Listen: `  session_key = env("REPLICA_SESSION_KEYS")`, Env: []string{"REPLICA_SESSION_KEYS=" + key + "," + next}},
 	}
 	var gws []*gateway
 	var audits []string
-	for i := range 3 {
+	for i, s := range keyed {
 		audit := filepath.Join(t.TempDir(), fmt.Sprintf("audit-%d.jsonl", i))
 		audits = append(audits, audit)
-		gws = append(gws, startGateway(t, setup{
-			Plugins: pathPlugin("tp", bins.testplugin, true),
-			Listen:  fmt.Sprintf("  session_key = %q", base64.StdEncoding.EncodeToString(key)),
-			Gateway: fmt.Sprintf("  shutdown_grace = \"20s\"\n  audit_log = %q", audit),
-		}))
+		s.Plugins = pathPlugin("tp", bins.testplugin, true)
+		s.Gateway = fmt.Sprintf("  shutdown_grace = \"20s\"\n  audit_log = %q", audit)
+		gws = append(gws, startGateway(t, s))
 	}
 	for _, g := range gws {
 		waitProbe(t, g, "/readyz", http.StatusOK, 60*time.Second)
