@@ -323,3 +323,35 @@ func TestRequestStateKeyRotation(t *testing.T) {
 		t.Errorf("a short previous key: %v", err)
 	}
 }
+
+// BenchmarkOpenSessionID is what a replica pays the first time it sees a
+// session (later requests find it in memory).
+func BenchmarkOpenSessionID(b *testing.B) {
+	sl, err := newSealer([][]byte{testKey(2), testKey(1)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	old, err := newSealer([][]byte{testKey(1)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	st := sessionState{Handle: "0123456789abcdef0123456789abcdef", Version: "2025-11-25",
+		Caps: mcp.ClientCapabilities{Roots: &struct {
+			ListChanged bool `json:"listChanged,omitempty"`
+		}{ListChanged: true}},
+		Info: &mcp.Implementation{Name: "ide", Version: "1.0"}, Expires: time.Now().Add(time.Hour).Unix()}
+	for name, s := range map[string]*sealer{"current key": sl, "previous key": old} {
+		id, err := s.seal(st)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := sl.open(id, time.Now()); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(len(id)), "id-bytes")
+		})
+	}
+}
