@@ -181,6 +181,8 @@ func assemble(ctx context.Context, cfg *config.Config, topts telemetry.Options, 
 		ShutdownGrace:  cfg.Gateway.ShutdownGrace,
 		MaxConnections: cfg.Listen.MaxConnections, ReadTimeout: cfg.Listen.ReadTimeout, IdleTimeout: cfg.Listen.IdleTimeout,
 		MaxSessions: cfg.Listen.MaxSessions, SessionIdleTimeout: cfg.Listen.SessionIdleTimeout,
+		SessionKeys: cfg.Listen.SessionKeys, SessionMaxAge: cfg.Listen.SessionMaxAge,
+		InputStateKey: inputStateKey(cfg.Listen.SessionKeys), PreviousInputStateKeys: previousKeys(cfg.Listen.SessionKeys),
 		Handlers: extra, OAuth: oauthOptions(cfg.Listen.OAuth),
 		Instructions:    handlers.Instructions,
 		Ready:           pluginsReady(cfg, plugins),
@@ -218,6 +220,26 @@ func assemble(ctx context.Context, cfg *config.Config, topts telemetry.Options, 
 		}
 	})
 	return &gatewayParts{catalog: cat, plugins: plugins, front: front, telemetry: tel}, nil
+}
+
+// inputStateKey is the key the requestState of input-required results is
+// signed with: the session key that seals, so that replicas sharing it
+// accept each other's states too (the gateway derives a key of its own for
+// each use). Without session keys each process signs with a random key.
+func inputStateKey(sessionKeys [][]byte) []byte {
+	if len(sessionKeys) == 0 {
+		return nil
+	}
+	return sessionKeys[0]
+}
+
+// previousKeys are the session keys being rotated out, still accepted on a
+// requestState as on a session id.
+func previousKeys(sessionKeys [][]byte) [][]byte {
+	if len(sessionKeys) < 2 {
+		return nil
+	}
+	return sessionKeys[1:]
 }
 
 // oauthOptions carries the config's oauth block to the HTTP front; nil

@@ -59,7 +59,11 @@ type Listen struct {
 	TLSKey         string
 	Metrics        bool   // serve Prometheus metrics at /metrics (default true)
 	OAuth          *OAuth // accept an authorization server's access tokens; nil = no `oauth {}` block
-	Limits                // connection and session limits of the HTTP front
+	// SessionKeys seal legacy session state into session ids so that every
+	// replica sharing them serves every session; the first seals, all open.
+	// Empty = random ids held by one process.
+	SessionKeys [][]byte
+	Limits      // connection and session limits of the HTTP front
 }
 
 // Gateway holds process-wide settings.

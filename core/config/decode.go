@@ -32,6 +32,8 @@ type listenSpec struct {
 	TLSKeyRange    hcl.Range  `hcl:"tls_key,attr_value_range"`
 	Metrics        *bool      `hcl:"metrics,optional"`
 	OAuth          *oauthSpec `hcl:"oauth,block"`
+	SessionKey     *string    `hcl:"session_key,optional"`
+	SessionKeyRng  hcl.Range  `hcl:"session_key,attr_value_range"`
 
 	MaxConnections          *int      `hcl:"max_connections,optional"`
 	MaxConnectionsRange     hcl.Range `hcl:"max_connections,attr_value_range"`
@@ -43,6 +45,8 @@ type listenSpec struct {
 	MaxSessionsRange        hcl.Range `hcl:"max_sessions,attr_value_range"`
 	SessionIdleTimeout      *string   `hcl:"session_idle_timeout,optional"`
 	SessionIdleTimeoutRange hcl.Range `hcl:"session_idle_timeout,attr_value_range"`
+	SessionMaxAge           *string   `hcl:"session_max_age,optional"`
+	SessionMaxAgeRange      hcl.Range `hcl:"session_max_age,attr_value_range"`
 }
 
 type gatewaySpec struct {
@@ -214,6 +218,13 @@ func (d *decoder) listen(cfg *Config, s *listenSpec) {
 	l.AllowedHosts = s.AllowedHosts
 	d.oauth(l, s.OAuth)
 	d.limits(l, s)
+	if s.SessionKey != nil {
+		keys, msg := parseSessionKeys(*s.SessionKey)
+		if msg != "" {
+			d.problem(s.SessionKeyRng, msg)
+		}
+		l.SessionKeys = keys
+	}
 
 	switch {
 	case s.TLSCert != nil && s.TLSKey == nil:

@@ -33,6 +33,14 @@ var overrides = []override{
 		c.Listen.Tokens = []string{v}
 		return ""
 	}},
+	// The session key has no flag: a secret on the command line shows in ps.
+	{key: "listen.session_key", env: "TOOLGATE_SESSION_KEY", apply: func(c *Config, v string) string {
+		keys, msg := parseSessionKeys(v)
+		if msg == "" {
+			c.Listen.SessionKeys = keys
+		}
+		return msg
+	}},
 	{key: "gateway.log_level", env: "TOOLGATE_LOG_LEVEL", flag: "log-level", apply: func(c *Config, v string) string {
 		lvl, msg := checkLogLevel(v)
 		if msg == "" {
@@ -81,7 +89,7 @@ func AddFlags(fs *pflag.FlagSet) {
 	fs.String("state-dir", "", "directory for manifests and other state (overrides gateway.state_dir)")
 }
 
-// Layer applies the environment (TOOLGATE_LISTEN_HTTP, TOOLGATE_TOKEN, TOOLGATE_LOG_LEVEL,
+// Layer applies the environment (TOOLGATE_LISTEN_HTTP, TOOLGATE_TOKEN, TOOLGATE_SESSION_KEY, TOOLGATE_LOG_LEVEL,
 // TOOLGATE_CALL_TIMEOUT, TOOLGATE_SHUTDOWN_GRACE, TOOLGATE_MAX_REQUEST_BYTES,
 // TOOLGATE_STATE_DIR) over the file, then the flags of flags that were set on the
 // command line (see AddFlags) over both. flags may be nil. Empty values are ignored, so

@@ -15,6 +15,7 @@ type Limits struct {
 	IdleTimeout        time.Duration // a keep-alive connection without a request
 	MaxSessions        int           // MCP sessions held at once; initialize over it gets an error
 	SessionIdleTimeout time.Duration // a session without a request ends
+	SessionMaxAge      time.Duration // a sealed session ends, deleted or not, on every replica
 }
 
 // Defaults of the limits and of audit log rotation.
@@ -36,6 +37,7 @@ func DefaultLimits() Limits {
 		IdleTimeout:        DefaultIdleTimeout,
 		MaxSessions:        DefaultMaxSessions,
 		SessionIdleTimeout: DefaultSessionIdleTimeout,
+		SessionMaxAge:      DefaultSessionMaxAge,
 	}
 }
 
@@ -46,6 +48,7 @@ func (d *decoder) limits(l *Listen, s *listenSpec) {
 	d.duration(&l.IdleTimeout, "idle_timeout", s.IdleTimeout, s.IdleTimeoutRange, true)
 	d.count(&l.MaxSessions, "max_sessions", s.MaxSessions, s.MaxSessionsRange, 1)
 	d.duration(&l.SessionIdleTimeout, "session_idle_timeout", s.SessionIdleTimeout, s.SessionIdleTimeoutRange, true)
+	d.duration(&l.SessionMaxAge, "session_max_age", s.SessionMaxAge, s.SessionMaxAgeRange, true)
 }
 
 // audit reads the audit log's rotation settings over the defaults.

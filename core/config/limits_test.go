@@ -36,7 +36,7 @@ gateway {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Limits{MaxConnections: 64, ReadTimeout: 5 * time.Second, IdleTimeout: 30 * time.Second, MaxSessions: 100, SessionIdleTimeout: 10 * time.Minute}
+	want := Limits{MaxConnections: 64, ReadTimeout: 5 * time.Second, IdleTimeout: 30 * time.Second, MaxSessions: 100, SessionIdleTimeout: 10 * time.Minute, SessionMaxAge: DefaultSessionMaxAge}
 	if c.Listen.Limits != want {
 		t.Errorf("limits %+v, want %+v", c.Listen.Limits, want)
 	}

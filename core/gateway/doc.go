@@ -11,7 +11,9 @@
 // It speaks MCP 2026-07-28, where a request carries everything about its
 // client and needs no session (stateless.go), beside 2025-11-25 and
 // 2025-06-18 and their sessions; each such request gets a session of its own,
-// so handlers see one kind of session whatever the version. A call's backend
+// so handlers see one kind of session whatever the version. Given session
+// keys, a legacy session's state is sealed into its id (sealed.go), so that
+// any replica behind a load balancer serves it. A call's backend
 // may ask its client for sampling, elicitation and roots through the
 // protov1.Peer in its context (peer.go): on the call's stream for a legacy
 // session, as an input-required result on 2026-07-28 (inputstate.go).

@@ -54,13 +54,19 @@ func (t *httpTransport) expireIdle() {
 		case <-t.srv.closed:
 			return
 		}
-		cutoff := time.Now().Add(-limit)
+		now := time.Now()
+		cutoff := now.Add(-limit)
 		t.owned.Range(func(_, v any) bool {
-			if se := v.(*session); se.idleSince().Before(cutoff) {
-				t.srv.log.Debug("dropping idle session", "session", se.id)
+			switch se := v.(*session); {
+			case se.idleSince().Before(cutoff):
+				t.srv.log.Debug("dropping idle session", "session", se.conn)
+				t.drop(se)
+			case se.expired(now):
+				t.srv.log.Debug("dropping expired session", "session", se.conn)
 				t.drop(se)
 			}
 			return true
 		})
+		t.sweepDeleted(now)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -101,6 +100,19 @@ type Options struct {
 	// share a key so a retry may reach any of them; empty means a random key
 	// of this process, so a retry must come back to it.
 	InputStateKey []byte
+	// SessionKeys, when set, seal the state of each legacy HTTP session
+	// into its Mcp-Session-Id (encrypted and authenticated), so every
+	// replica holding the same keys serves every session. Each is at least
+	// MinSessionKey random bytes; the first seals, all open, so a key is
+	// rotated by putting the new one first. Empty means random ids, each
+	// session held by the process that opened it.
+	SessionKeys [][]byte
+	// SessionMaxAge bounds the life of a sealed session, deleted or not
+	// (DefaultSessionMaxAge when 0).
+	SessionMaxAge time.Duration
+	// PreviousInputStateKeys are still accepted on a requestState, not
+	// used to sign one: a key being rotated out.
+	PreviousInputStateKeys [][]byte
 	// InputStateTTL is how long a client has to answer an input-required
 	// result (DefaultInputStateTTL when 0).
 	InputStateTTL time.Duration
@@ -143,8 +155,11 @@ type Server struct {
 	maxBytes  int64
 	// auth checks OAuth access tokens; nil without Options.OAuth.
 	auth *verifier
-	// stateKey signs the requestState of input-required results.
-	stateKey []byte
+	// stateKeys check the requestState of input-required results; the
+	// first signs them.
+	stateKeys [][]byte
+	// sealer seals legacy session ids; nil without Options.SessionKeys.
+	sealer *sealer
 
 	// sessions holds every live session by ID, for broadcasts and HTTP lookup.
 	sessions sync.Map
@@ -186,13 +201,27 @@ func New(opts Options) (*Server, error) {
 	if err := s.check(); err != nil {
 		return nil, err
 	}
-	s.stateKey = slices.Clone(opts.InputStateKey)
-	if len(s.stateKey) == 0 {
+	stateKey := opts.InputStateKey
+	if len(stateKey) == 0 {
 		key, err := newStateKey()
 		if err != nil {
 			return nil, err
 		}
-		s.stateKey = key
+		stateKey = key
+	}
+	// A key given for both uses must not serve both as it is.
+	for _, k := range append([][]byte{stateKey}, opts.PreviousInputStateKeys...) {
+		key, err := deriveKey(k, inputStateKeyLabel)
+		if err != nil {
+			return nil, fmt.Errorf("input state key: %w", err)
+		}
+		s.stateKeys = append(s.stateKeys, key)
+	}
+	var err error
+	if len(opts.SessionKeys) > 0 {
+		if s.sealer, err = newSealer(opts.SessionKeys); err != nil {
+			return nil, err
+		}
 	}
 	if opts.OAuth != nil {
 		s.opts.OAuth = s.resourceFromAudience(opts.OAuth)
@@ -303,7 +332,10 @@ func (s *Server) check() error {
 	if err := checkVersions(s.opts.ProtocolVersions); err != nil {
 		return err
 	}
-	if err := checkInputState(s.opts.InputStateKey, s.opts.InputStateTTL); err != nil {
+	if err := checkInputState(s.opts.InputStateKey, s.opts.PreviousInputStateKeys, s.opts.InputStateTTL); err != nil {
+		return err
+	}
+	if err := checkSessionKeys(s.opts.SessionKeys, s.opts.SessionMaxAge); err != nil {
 		return err
 	}
 	if err := checkOAuth(s.opts.OAuth, s.opts.Handlers); err != nil {

@@ -55,6 +55,11 @@ type httpTransport struct {
 	// how many, so that initialize checks the cap without a scan.
 	owned sync.Map
 	count atomic.Int64
+	// deleted holds the handles of sealed sessions deleted here, until they
+	// expire; rebuildMu makes one session of concurrent first requests.
+	deleted      sync.Map
+	deletedCount atomic.Int64
+	rebuildMu    sync.Mutex
 }
 
 func (t *httpTransport) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -164,7 +169,15 @@ func (t *httpTransport) initialize(w http.ResponseWriter, r *http.Request, body 
 			"too many sessions: the gateway already holds its limit of %d (MaxSessions); end unused sessions with DELETE or retry later", s.maxSessions())))
 		return
 	}
-	se, err := s.newSession(r.Context())
+	var (
+		se  *session
+		err error
+	)
+	if s.sealer != nil {
+		se, err = s.newSealedSession(r.Context(), env)
+	} else {
+		se, err = s.newSession(r.Context())
+	}
 	if err != nil {
 		t.count.Add(-1)
 		writeJSON(w, http.StatusServiceUnavailable, errorResponse(env.ID, codeInternalError, err.Error()))
@@ -194,11 +207,26 @@ func (t *httpTransport) session(w http.ResponseWriter, r *http.Request, env *env
 		return nil, false
 	}
 	se, ok := t.srv.lookupSession(sid)
+	if ok && se.expired(time.Now()) {
+		t.drop(se)
+		ok = false
+	}
+	if !ok && t.srv.sealer != nil {
+		var err error
+		if se, err = t.rebuild(r.Context(), sid); errors.Is(err, errSessionsFull) {
+			t.srv.log.Warn("session refused: session limit reached", "limit", t.srv.maxSessions(), "remote", r.RemoteAddr)
+			w.Header().Set("Retry-After", "60")
+			writeJSON(w, http.StatusServiceUnavailable, errorResponse(id, codeInternalError, fmt.Sprintf(
+				"too many sessions: this gateway already holds its limit of %d (MaxSessions); retry later", t.srv.maxSessions())))
+			return nil, false
+		}
+		ok = err == nil
+	}
 	// Another principal's session is answered exactly as a missing one, so
 	// an id learnt from a log or a shared proxy gives nothing away.
 	if !ok || se.owner != credentialFrom(r.Context()).who {
 		writeJSON(w, http.StatusNotFound, errorResponse(id, codeInvalidRequest,
-			"session not found: it ended or never existed; initialize a new one"))
+			"session not found: it ended, expired or never existed; initialize a new one"))
 		return nil, false
 	}
 	if v := r.Header.Get(headerProtocol); v != "" && !slices.Contains(mcp.LegacyProtocolVersions(), v) {
@@ -213,8 +241,9 @@ func (t *httpTransport) session(w http.ResponseWriter, r *http.Request, env *env
 // get is the listening stream: session-wide notifications (log broadcasts,
 // resource updates). A newer stream of the same session replaces an older one.
 // The stream ends after half the session idle timeout, and when the access
-// token that opened it expires; the client reconnects, which both keeps the
-// session alive and checks its credential again.
+// token that opened it or its sealed session expires; the client
+// reconnects, which both keeps the session alive and checks its credential
+// again.
 func (t *httpTransport) get(w http.ResponseWriter, r *http.Request) {
 	se, ok := t.session(w, r, nil)
 	if !ok {
@@ -225,6 +254,9 @@ func (t *httpTransport) get(w http.ResponseWriter, r *http.Request) {
 	life := t.srv.sessionIdleTimeout() / 2
 	if exp := credentialFrom(r.Context()).expires; !exp.IsZero() {
 		life = min(life, time.Until(exp))
+	}
+	if !se.expires.IsZero() {
+		life = min(life, time.Until(se.expires))
 	}
 	end := time.NewTimer(life)
 	defer end.Stop()
@@ -260,7 +292,7 @@ func (t *httpTransport) get(w http.ResponseWriter, r *http.Request) {
 			err = rc.Flush()
 		}
 		if err != nil {
-			t.srv.log.Debug("listening stream ended", "session", se.id, "error", err)
+			t.srv.log.Debug("listening stream ended", "session", se.conn, "error", err)
 			return
 		}
 	}
@@ -271,7 +303,7 @@ func (t *httpTransport) delete(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	t.drop(se)
+	t.forget(se)
 	w.WriteHeader(http.StatusNoContent)
 }
 

@@ -56,9 +56,14 @@ type inputState struct {
 	Asked []string `json:"asked"`
 }
 
-func checkInputState(key []byte, ttl time.Duration) error {
+func checkInputState(key []byte, previous [][]byte, ttl time.Duration) error {
 	if len(key) > 0 && len(key) < minInputStateKey {
 		return &OptionError{Field: "InputStateKey", Problem: fmt.Sprintf("is %d bytes; use at least %d random bytes", len(key), minInputStateKey)}
+	}
+	for i, k := range previous {
+		if len(k) < minInputStateKey {
+			return &OptionError{Field: fmt.Sprintf("PreviousInputStateKeys[%d]", i), Problem: fmt.Sprintf("is %d bytes; use at least %d random bytes", len(k), minInputStateKey)}
+		}
 	}
 	if ttl < 0 {
 		return &OptionError{Field: "InputStateTTL", Problem: "is negative"}
@@ -90,11 +95,11 @@ func (s *Server) sealState(st inputState) (string, error) {
 		return "", fmt.Errorf("encode requestState: %w", err)
 	}
 	payload := base64.RawURLEncoding.EncodeToString(b)
-	return payload + "." + base64.RawURLEncoding.EncodeToString(s.stateMAC(payload)), nil
+	return payload + "." + base64.RawURLEncoding.EncodeToString(stateMAC(s.stateKeys[0], payload)), nil
 }
 
-func (s *Server) stateMAC(payload string) []byte {
-	m := hmac.New(sha256.New, s.stateKey)
+func stateMAC(key []byte, payload string) []byte {
+	m := hmac.New(sha256.New, key)
 	m.Write([]byte("toolgate requestState\x00"))
 	m.Write([]byte(payload))
 	return m.Sum(nil)
@@ -109,7 +114,8 @@ func (s *Server) openState(state, tool string, args json.RawMessage, who Princip
 	payload, sig, ok := strings.Cut(state, ".")
 	mac, err := base64.RawURLEncoding.DecodeString(sig)
 	// Re-encoding refuses the spellings the decoder forgives (line breaks).
-	if !ok || err != nil || base64.RawURLEncoding.EncodeToString(mac) != sig || !hmac.Equal(mac, s.stateMAC(payload)) {
+	signed := func(key []byte) bool { return hmac.Equal(mac, stateMAC(key, payload)) }
+	if !ok || err != nil || base64.RawURLEncoding.EncodeToString(mac) != sig || !slices.ContainsFunc(s.stateKeys, signed) {
 		return nil, fmt.Errorf("%w: its signature does not match: send back the requestState of the last input-required result unchanged, or call the tool again without it", errBadState)
 	}
 	b, err := base64.RawURLEncoding.DecodeString(payload)

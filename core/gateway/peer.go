@@ -169,7 +169,7 @@ func (p *streamPeer) cancel(id json.RawMessage, reason string) {
 func (s *Server) answerClient(se *session, env *envelope) {
 	v, ok := s.asks.LoadAndDelete(askKey{session: se.id, id: idIdentity(env.ID)})
 	if !ok {
-		s.log.Debug("client response ignored: no request of this session waits for it", "session", se.id, "id", string(env.ID))
+		s.log.Debug("client response ignored: no request of this session waits for it", "session", se.conn, "id", string(env.ID))
 		return
 	}
 	a := clientAnswer{result: env.Result.raw}

@@ -35,12 +35,17 @@ type session struct {
 	owner Principal
 	// conn names the connection whose notifications/cancelled reach the
 	// session's requests: the session itself, or for a 2026-07-28 request
-	// over stdio the stdio session it came on.
+	// over stdio the stdio session it came on. It is also the name logs and
+	// audit lines give the session: its id, or for a sealed session the
+	// handle sealed in it, never the sealed id.
 	conn string
 	// perRequest marks the session of one 2026-07-28 request: notifications
 	// reach it only as its subscriptions/listen asked (see wants).
 	perRequest bool
 	filter     atomic.Pointer[mcp.SubscriptionFilter]
+	// expires ends a sealed session (zero for any other): its id is good on
+	// every replica until then.
+	expires time.Time
 
 	initialized atomic.Bool
 	level       atomic.Value // mcp.LoggingLevel
@@ -49,6 +54,7 @@ type session struct {
 	lastSeen atomic.Int64 // unix nanoseconds of the last request
 
 	mu         sync.Mutex
+	version    string // negotiated at initialize; "" before it and on 2026-07-28
 	clientInfo mcp.Implementation
 	clientCaps mcp.ClientCapabilities
 	subs       map[string]bool
@@ -72,6 +78,7 @@ var (
 	_ server.SessionWithClientInfo               = (*session)(nil)
 	_ server.SessionWithResourceSubscriptionsErr = (*session)(nil)
 	_ server.SessionWithSubscriptionFilter       = (*session)(nil)
+	_ server.SessionWithProtocolVersion          = (*session)(nil)
 )
 
 // newSession creates and registers a session with a fresh random ID, owned
@@ -81,18 +88,23 @@ func (s *Server) newSession(ctx context.Context) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
+	return se, s.register(ctx, se)
+}
+
+// register makes a new session known to mcp-go and to lookups.
+func (s *Server) register(ctx context.Context, se *session) error {
 	if err := s.mcp.RegisterSession(ctx, se); err != nil {
-		return nil, fmt.Errorf("register session: %w", err)
+		return fmt.Errorf("register session: %w", err)
 	}
 	s.sessions.Store(se.id, se)
 	select {
 	case <-s.closed:
 		// Close ran while this session was being made; it must not outlive it.
 		s.dropSession(se)
-		return nil, errServerClosed
+		return errServerClosed
 	default:
 	}
-	return se, nil
+	return nil
 }
 
 // makeSession makes a session whose notification queue holds notes.
@@ -147,6 +159,20 @@ func (se *session) SetLogLevel(level mcp.LoggingLevel) {
 }
 
 func (se *session) GetLogLevel() mcp.LoggingLevel { return se.level.Load().(mcp.LoggingLevel) }
+
+// SetProtocolVersion records what mcp-go negotiated, as the gateway's
+// initialize hook answers it.
+func (se *session) SetProtocolVersion(v string) {
+	se.mu.Lock()
+	defer se.mu.Unlock()
+	se.version = se.srv.legacyVersion(v)
+}
+
+func (se *session) ProtocolVersion() string {
+	se.mu.Lock()
+	defer se.mu.Unlock()
+	return se.version
+}
 
 func (se *session) GetClientInfo() mcp.Implementation {
 	se.mu.Lock()
@@ -215,7 +241,7 @@ func (se *session) push(n mcp.JSONRPCNotification) {
 	select {
 	case se.notes <- n:
 	default:
-		se.srv.log.Debug("notification dropped: session is not reading", "session", se.id, "method", n.Method)
+		se.srv.log.Debug("notification dropped: session is not reading", "session", se.conn, "method", n.Method)
 	}
 }
 

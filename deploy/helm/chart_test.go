@@ -5,6 +5,7 @@ package helm
 
 import (
 	"bytes"
+	"encoding/base64"
 	"errors"
 	"io"
 	"os"
@@ -147,7 +148,7 @@ func TestDefaultsRender(t *testing.T) {
 		path []any
 		want any
 	}{
-		{[]any{"spec", "replicas"}, 1},
+		{[]any{"spec", "replicas"}, 2},
 		{[]any{"spec", "strategy", "type"}, "RollingUpdate"},
 		{[]any{"spec", "strategy", "rollingUpdate", "maxUnavailable"}, 0},
 		{[]any{"spec", "template", "spec", "securityContext", "runAsNonRoot"}, true},
@@ -194,6 +195,19 @@ func TestDefaultsRender(t *testing.T) {
 	}
 	if cfg.Gateway.ShutdownGrace != 25*time.Second || cfg.Gateway.StateDir != "/var/lib/toolgate" || !cfg.Listen.Metrics {
 		t.Errorf("gateway = %+v, metrics %v; want shutdown_grace 25s, state_dir on the emptyDir, metrics on", cfg.Gateway, cfg.Listen.Metrics)
+	}
+	if cfg.Listen.SessionMaxAge != 24*time.Hour {
+		t.Errorf("session_max_age %v, want 24h", cfg.Listen.SessionMaxAge)
+	}
+	// The generated session key is one the gateway takes from the env.
+	data, _ := sec.get("data", "session-key").(string)
+	key, err := base64.StdEncoding.DecodeString(data)
+	if err != nil {
+		t.Fatalf("Secret data session-key is not base64: %v", err)
+	}
+	t.Setenv("TOOLGATE_SESSION_KEY", string(key))
+	if err := cfg.Layer(nil); err != nil || len(cfg.Listen.SessionKeys) != 1 || len(cfg.Listen.SessionKeys[0]) != 32 {
+		t.Errorf("the generated session key gives keys %d, %v; want one of 32 bytes", len(cfg.Listen.SessionKeys), err)
 	}
 }
 
@@ -247,6 +261,9 @@ func TestEveryOptionRenders(t *testing.T) {
 	}
 	if cfg.Telemetry.OTLPEndpoint != "otel-collector.monitoring:4317" || cfg.Gateway.LogLevel != "debug" {
 		t.Errorf("extraConfig or logLevel lost: otlp %q, log level %q", cfg.Telemetry.OTLPEndpoint, cfg.Gateway.LogLevel)
+	}
+	if cfg.Listen.SessionMaxAge != 8*time.Hour {
+		t.Errorf("session_max_age %v, want gateway.sessionMaxAge 8h", cfg.Listen.SessionMaxAge)
 	}
 }
 

@@ -1,6 +1,6 @@
 // Package testparts tells tests where the real parts they run against are
-// installed: the Node MCP servers and SDK, Prometheus, and a Kubernetes API
-// server with etcd, Helm and kubectl.
+// installed: the Node MCP servers and SDK, Prometheus, HAProxy, and a
+// Kubernetes API server with etcd, Helm and kubectl.
 //
 // Tests use real processes, not mocks, and those processes are installed by
 // scripts/test-deps.sh into a cache outside the checkout. Keeping the layout in
@@ -191,6 +191,26 @@ func Prometheus(t testing.TB) (prometheus, promtool string) {
 		paths = append(paths, p)
 	}
 	return paths[0], paths[1]
+}
+
+// HAProxy returns the absolute path of the haproxy executable found on PATH
+// (Debian's package puts it in /usr/sbin, which is searched too).
+func HAProxy(t testing.TB) string {
+	t.Helper()
+	p, err := exec.LookPath("haproxy")
+	if err != nil {
+		if err2 := requireExecutable("/usr/sbin/haproxy"); err2 == nil {
+			return "/usr/sbin/haproxy"
+		}
+	}
+	if err == nil {
+		p, err = filepath.Abs(p)
+	}
+	if err != nil {
+		t.Fatalf("test parts: haproxy is not installed: %v; %s (it installs Debian's haproxy package)", err, fixHint)
+		return ""
+	}
+	return p
 }
 
 // errNotExecutable reports a file that exists but cannot be run.

@@ -20,9 +20,11 @@ import (
 
 // setup is one gateway's config: plugin blocks and extra gateway attributes.
 type setup struct {
-	Plugins  string // HCL plugin blocks
-	Gateway  string // extra attributes of the gateway block
-	StateDir string // reused across runs when set; a fresh temp dir otherwise
+	Plugins  string   // HCL plugin blocks
+	Listen   string   // extra attributes of the listen block
+	Gateway  string   // extra attributes of the gateway block
+	StateDir string   // reused across runs when set; a fresh temp dir otherwise
+	Env      []string // more environment of the gateway process, KEY=value
 }
 
 // writeConfig writes the HCL config and returns its path and state dir.
@@ -33,8 +35,8 @@ func writeConfig(t *testing.T, s setup) (path, stateDir string) {
 	if stateDir == "" {
 		stateDir = filepath.Join(dir, "state")
 	}
-	src := fmt.Sprintf("listen {\n  http = \"127.0.0.1:0\"\n}\n\ngateway {\n  state_dir = %s\n%s\n}\n\n%s",
-		strconv.Quote(stateDir), s.Gateway, s.Plugins)
+	src := fmt.Sprintf("listen {\n  http = \"127.0.0.1:0\"\n%s\n}\n\ngateway {\n  state_dir = %s\n%s\n}\n\n%s",
+		s.Listen, strconv.Quote(stateDir), s.Gateway, s.Plugins)
 	path = filepath.Join(dir, "toolgate.hcl")
 	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
@@ -85,6 +87,9 @@ func startGateway(t *testing.T, s setup) *gateway {
 	cfg, stateDir := writeConfig(t, s)
 	g := &gateway{t: t, StateDir: stateDir, log: &logSink{}, exited: make(chan struct{})}
 	g.cmd = exec.Command(bins.toolgate, "serve", "--config", cfg)
+	if len(s.Env) > 0 {
+		g.cmd.Env = append(os.Environ(), s.Env...)
+	}
 	g.cmd.Stdout, g.cmd.Stderr = g.log, g.log
 	g.cmd.WaitDelay = 2 * time.Second // a leftover child holding the log pipe must not hang Wait
 	// Should the test binary die (a timeout panic), the gateway must not outlive it.

@@ -1,0 +1,83 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// The HTTP front's side of sealed sessions: a replica serves a sealed id it
+// never saw by rebuilding the session from it, and remembers the ids it
+// deleted until they expire.
+
+// errNoSession is why a request's session cannot be served: it is unknown,
+// deleted, expired or another principal's. The client is told only that it
+// was not found.
+var errNoSession = errors.New("no such session")
+
+// errSessionsFull refuses to rebuild a session on a replica at MaxSessions.
+var errSessionsFull = errors.New("session limit reached")
+
+// rebuild serves the first request this replica sees of a session sealed
+// by any replica holding the same key: the session is made from its id,
+// owned by the principal sealed in it, and kept like one opened here.
+func (t *httpTransport) rebuild(ctx context.Context, id string) (*session, error) {
+	s := t.srv
+	st, err := s.sealer.open(id, time.Now())
+	if err != nil {
+		s.log.Debug("session id refused", "error", err)
+		return nil, errNoSession
+	}
+	if st.principal() != credentialFrom(ctx).who {
+		return nil, errNoSession
+	}
+	if _, deleted := t.deleted.Load(st.Handle); deleted {
+		return nil, errNoSession
+	}
+	t.rebuildMu.Lock()
+	defer t.rebuildMu.Unlock()
+	if se, ok := s.lookupSession(id); ok {
+		return se, nil
+	}
+	if !t.reserve() {
+		return nil, errSessionsFull
+	}
+	se, err := s.sessionFromState(id, st)
+	if err == nil {
+		err = s.register(ctx, se)
+	}
+	if err != nil {
+		t.count.Add(-1)
+		return nil, err
+	}
+	se.Initialize()
+	t.owned.Store(se.id, se)
+	s.log.Debug("session rebuilt from its id", "session", se.conn)
+	return se, nil
+}
+
+// forget ends a session its client deleted. A sealed one is remembered
+// until it expires, so this replica does not rebuild it; other replicas
+// would, until then. At most maxDeleted are remembered: past that, a
+// deleted session is bounded by its expiry alone, as on other replicas.
+func (t *httpTransport) forget(se *session) {
+	if !se.expires.IsZero() && t.deletedCount.Load() < int64(t.maxDeleted()) {
+		if _, loaded := t.deleted.LoadOrStore(se.conn, se.expires); !loaded {
+			t.deletedCount.Add(1)
+		}
+	}
+	t.drop(se)
+}
+
+// maxDeleted bounds the deleted sessions a replica remembers.
+func (t *httpTransport) maxDeleted() int { return 10 * t.srv.maxSessions() }
+
+// sweepDeleted forgets deleted sessions that have expired anyway.
+func (t *httpTransport) sweepDeleted(now time.Time) {
+	t.deleted.Range(func(k, v any) bool {
+		if !now.Before(v.(time.Time)) && t.deleted.CompareAndDelete(k, v) {
+			t.deletedCount.Add(-1)
+		}
+		return true
+	})
+}
