@@ -49,9 +49,9 @@ func readAudit(t *testing.T, path string) []auditLine {
 	return out
 }
 
-// clientKind names which client an audit line came from: the tool tells
+// auditClient names which client an audit line came from: the tool tells
 // them apart, the session whether the call was on a legacy session.
-func clientKind(l auditLine) string {
+func auditClient(l auditLine) string {
 	switch {
 	case l.Tool == "x_tp_echo" && l.Session != "":
 		return "go-legacy"
@@ -65,9 +65,9 @@ func clientKind(l auditLine) string {
 	return "other"
 }
 
-// goClient connects the official Go SDK client through url, asking for
+// connectReplicaGo connects the official Go SDK client through url, asking for
 // version ("" = its newest, 2026-07-28).
-func goClient(t *testing.T, url, version string) *gomcp.ClientSession {
+func connectReplicaGo(t *testing.T, url, version string) *gomcp.ClientSession {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -154,9 +154,9 @@ func TestReplicasServeAnySessionThroughABalancer(t *testing.T) {
 	sticky := startBalancer(t, gws, true)
 
 	ts := connectHTTP(t, lb.URL)
-	goModern := goClient(t, lb.URL, "")
-	goLegacy := goClient(t, lb.URL, "2025-11-25")
-	goSticky := goClient(t, sticky.URL, "2025-11-25")
+	goModern := connectReplicaGo(t, lb.URL, "")
+	goLegacy := connectReplicaGo(t, lb.URL, "2025-11-25")
+	goSticky := connectReplicaGo(t, sticky.URL, "2025-11-25")
 	for cs, want := range map[*gomcp.ClientSession]string{goModern: "2026-07-28", goLegacy: "2025-11-25"} {
 		if got := cs.InitializeResult().ProtocolVersion; got != want {
 			t.Fatalf("Go SDK client negotiated %q through the balancer, want %q", got, want)
@@ -233,7 +233,7 @@ func TestReplicasServeAnySessionThroughABalancer(t *testing.T) {
 			for i, a := range audits {
 				per[i] = map[string]int{}
 				for _, l := range readAudit(t, a) {
-					per[i][clientKind(l)]++
+					per[i][auditClient(l)]++
 				}
 			}
 			if ok(per) {
@@ -333,11 +333,11 @@ func TestReplicasServeAnySessionThroughABalancer(t *testing.T) {
 		lines := readAudit(t, a)
 		per := map[string]int{}
 		for _, l := range lines {
-			per[clientKind(l)]++
+			per[auditClient(l)]++
 			if l.Outcome != "ok" {
 				t.Errorf("replica %d audited a call of %s as %q", i, l.Tool, l.Outcome)
 			}
-			if k := clientKind(l); k == "go-legacy" || k == "ts-legacy" || k == "go-sticky" {
+			if k := auditClient(l); k == "go-legacy" || k == "ts-legacy" || k == "go-sticky" {
 				if replicasOf[k+" "+l.Session] == nil {
 					replicasOf[k+" "+l.Session] = map[int]bool{}
 				}
