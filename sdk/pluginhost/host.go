@@ -243,3 +243,8 @@ func (p *Plugin) end() {
 
 // String names the plugin and its pid for logs.
 func (p *Plugin) String() string { return p.name + "[" + strconv.Itoa(p.Pid()) + "]" }
+
+// Tasks runs tool calls as MCP tasks in the plugin. A plugin that did not
+// declare the tasks capability (or predates protocol minor 3) answers every
+// request with an error that wraps ErrUnsupported.
+func (p *Plugin) Tasks() protov1.TaskRunner { return p.wire }

@@ -8,7 +8,8 @@ import "encoding/json"
 //   - 1: the config schema in Info.
 //   - 2: client callbacks: a call's Peer reaches the plugin over go-plugin's
 //     broker, and RootsChanged tells the plugin its clients' roots changed.
-const ProtocolMinor = 2
+//   - 3: MCP tasks: CreateTask, GetTask, TaskResult, ListTasks, CancelTask.
+const ProtocolMinor = 3
 
 // MinorClientCallbacks is the first minor whose plugins ask a call's client
 // through the host; the host offers an older plugin no client, whatever its
@@ -37,6 +38,8 @@ type Capabilities struct {
 	// ClientCallbacks: the plugin may ask a call's client (CallRequest.Peer)
 	// for sampling, elicitation and roots, and wants RootsChanged.
 	ClientCallbacks bool
+	// Tasks: the plugin runs tool calls as MCP tasks (TaskRunner).
+	Tasks bool
 }
 
 // Tool is a tool definition as MCP describes it, plus toolgate labels.

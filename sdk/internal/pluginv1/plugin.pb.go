@@ -434,8 +434,10 @@ type Capabilities struct {
 	Progress bool `protobuf:"varint,5,opt,name=progress,proto3" json:"progress,omitempty"`
 	// The plugin may call back into the host (sampling, elicitation, roots).
 	ClientCallbacks bool `protobuf:"varint,6,opt,name=client_callbacks,json=clientCallbacks,proto3" json:"client_callbacks,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// The plugin runs tool calls as MCP tasks (minor 3).
+	Tasks         bool `protobuf:"varint,7,opt,name=tasks,proto3" json:"tasks,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Capabilities) Reset() {
@@ -506,6 +508,13 @@ func (x *Capabilities) GetProgress() bool {
 func (x *Capabilities) GetClientCallbacks() bool {
 	if x != nil {
 		return x.ClientCallbacks
+	}
+	return false
+}
+
+func (x *Capabilities) GetTasks() bool {
+	if x != nil {
+		return x.Tasks
 	}
 	return false
 }
@@ -3079,6 +3088,326 @@ func (*StopResponse) Descriptor() ([]byte, []int) {
 	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{50}
 }
 
+// CreateTaskRequest runs a tool call as a task. The call carries no
+// callback broker: a task outlives the request that made it, so no client
+// can be asked while it runs.
+type CreateTaskRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Call  *CallToolRequest       `protobuf:"bytes,1,opt,name=call,proto3" json:"call,omitempty"`
+	// How long the caller asks the task to be kept after it was created;
+	// unset = the plugin's choice.
+	TtlMs         *int64 `protobuf:"varint,2,opt,name=ttl_ms,json=ttlMs,proto3,oneof" json:"ttl_ms,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateTaskRequest) Reset() {
+	*x = CreateTaskRequest{}
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[51]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateTaskRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateTaskRequest) ProtoMessage() {}
+
+func (x *CreateTaskRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[51]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateTaskRequest.ProtoReflect.Descriptor instead.
+func (*CreateTaskRequest) Descriptor() ([]byte, []int) {
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{51}
+}
+
+func (x *CreateTaskRequest) GetCall() *CallToolRequest {
+	if x != nil {
+		return x.Call
+	}
+	return nil
+}
+
+func (x *CreateTaskRequest) GetTtlMs() int64 {
+	if x != nil && x.TtlMs != nil {
+		return *x.TtlMs
+	}
+	return 0
+}
+
+type TaskRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	TaskId        string                 `protobuf:"bytes,1,opt,name=task_id,json=taskId,proto3" json:"task_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TaskRequest) Reset() {
+	*x = TaskRequest{}
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[52]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TaskRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TaskRequest) ProtoMessage() {}
+
+func (x *TaskRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[52]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TaskRequest.ProtoReflect.Descriptor instead.
+func (*TaskRequest) Descriptor() ([]byte, []int) {
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{52}
+}
+
+func (x *TaskRequest) GetTaskId() string {
+	if x != nil {
+		return x.TaskId
+	}
+	return ""
+}
+
+type TaskResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Task          *Task                  `protobuf:"bytes,1,opt,name=task,proto3" json:"task,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TaskResponse) Reset() {
+	*x = TaskResponse{}
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[53]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TaskResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TaskResponse) ProtoMessage() {}
+
+func (x *TaskResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[53]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TaskResponse.ProtoReflect.Descriptor instead.
+func (*TaskResponse) Descriptor() ([]byte, []int) {
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{53}
+}
+
+func (x *TaskResponse) GetTask() *Task {
+	if x != nil {
+		return x.Task
+	}
+	return nil
+}
+
+// Task is MCP's task state, with the id the plugin gave it.
+type Task struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	TaskId string                 `protobuf:"bytes,1,opt,name=task_id,json=taskId,proto3" json:"task_id,omitempty"`
+	// working, input_required, completed, failed or cancelled.
+	Status        string `protobuf:"bytes,2,opt,name=status,proto3" json:"status,omitempty"`
+	StatusMessage string `protobuf:"bytes,3,opt,name=status_message,json=statusMessage,proto3" json:"status_message,omitempty"`
+	// RFC 3339 timestamps.
+	CreatedAt      string `protobuf:"bytes,4,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	LastUpdatedAt  string `protobuf:"bytes,5,opt,name=last_updated_at,json=lastUpdatedAt,proto3" json:"last_updated_at,omitempty"`
+	TtlMs          *int64 `protobuf:"varint,6,opt,name=ttl_ms,json=ttlMs,proto3,oneof" json:"ttl_ms,omitempty"`
+	PollIntervalMs *int64 `protobuf:"varint,7,opt,name=poll_interval_ms,json=pollIntervalMs,proto3,oneof" json:"poll_interval_ms,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *Task) Reset() {
+	*x = Task{}
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[54]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Task) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Task) ProtoMessage() {}
+
+func (x *Task) ProtoReflect() protoreflect.Message {
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[54]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Task.ProtoReflect.Descriptor instead.
+func (*Task) Descriptor() ([]byte, []int) {
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{54}
+}
+
+func (x *Task) GetTaskId() string {
+	if x != nil {
+		return x.TaskId
+	}
+	return ""
+}
+
+func (x *Task) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *Task) GetStatusMessage() string {
+	if x != nil {
+		return x.StatusMessage
+	}
+	return ""
+}
+
+func (x *Task) GetCreatedAt() string {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return ""
+}
+
+func (x *Task) GetLastUpdatedAt() string {
+	if x != nil {
+		return x.LastUpdatedAt
+	}
+	return ""
+}
+
+func (x *Task) GetTtlMs() int64 {
+	if x != nil && x.TtlMs != nil {
+		return *x.TtlMs
+	}
+	return 0
+}
+
+func (x *Task) GetPollIntervalMs() int64 {
+	if x != nil && x.PollIntervalMs != nil {
+		return *x.PollIntervalMs
+	}
+	return 0
+}
+
+type ListTasksRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListTasksRequest) Reset() {
+	*x = ListTasksRequest{}
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[55]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListTasksRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListTasksRequest) ProtoMessage() {}
+
+func (x *ListTasksRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[55]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListTasksRequest.ProtoReflect.Descriptor instead.
+func (*ListTasksRequest) Descriptor() ([]byte, []int) {
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{55}
+}
+
+type ListTasksResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Tasks         []*Task                `protobuf:"bytes,1,rep,name=tasks,proto3" json:"tasks,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListTasksResponse) Reset() {
+	*x = ListTasksResponse{}
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[56]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListTasksResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListTasksResponse) ProtoMessage() {}
+
+func (x *ListTasksResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[56]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListTasksResponse.ProtoReflect.Descriptor instead.
+func (*ListTasksResponse) Descriptor() ([]byte, []int) {
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{56}
+}
+
+func (x *ListTasksResponse) GetTasks() []*Task {
+	if x != nil {
+		return x.Tasks
+	}
+	return nil
+}
+
 var File_toolgate_plugin_v1_plugin_proto protoreflect.FileDescriptor
 
 const file_toolgate_plugin_v1_plugin_proto_rawDesc = "" +
@@ -3110,14 +3439,15 @@ const file_toolgate_plugin_v1_plugin_proto_rawDesc = "" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12%\n" +
 	"\x0eprotocol_minor\x18\x03 \x01(\rR\rprotocolMinor\x12D\n" +
 	"\fcapabilities\x18\x04 \x01(\v2 .toolgate.plugin.v1.CapabilitiesR\fcapabilities\x12#\n" +
-	"\rconfig_schema\x18\x05 \x01(\fR\fconfigSchema\"\xb9\x01\n" +
+	"\rconfig_schema\x18\x05 \x01(\fR\fconfigSchema\"\xcf\x01\n" +
 	"\fCapabilities\x12\x14\n" +
 	"\x05tools\x18\x01 \x01(\bR\x05tools\x12\x1c\n" +
 	"\tresources\x18\x02 \x01(\bR\tresources\x12\x18\n" +
 	"\aprompts\x18\x03 \x01(\bR\aprompts\x12\x14\n" +
 	"\x05watch\x18\x04 \x01(\bR\x05watch\x12\x1a\n" +
 	"\bprogress\x18\x05 \x01(\bR\bprogress\x12)\n" +
-	"\x10client_callbacks\x18\x06 \x01(\bR\x0fclientCallbacks\"3\n" +
+	"\x10client_callbacks\x18\x06 \x01(\bR\x0fclientCallbacks\x12\x14\n" +
+	"\x05tasks\x18\a \x01(\bR\x05tasks\"3\n" +
 	"\x10ConfigureRequest\x12\x1f\n" +
 	"\vconfig_json\x18\x01 \x01(\fR\n" +
 	"configJson\"K\n" +
@@ -3286,7 +3616,29 @@ const file_toolgate_plugin_v1_plugin_proto_rawDesc = "" +
 	"\rHealthRequest\"\x10\n" +
 	"\x0eHealthResponse\"\r\n" +
 	"\vStopRequest\"\x0e\n" +
-	"\fStopResponse2\xb3\t\n" +
+	"\fStopResponse\"s\n" +
+	"\x11CreateTaskRequest\x127\n" +
+	"\x04call\x18\x01 \x01(\v2#.toolgate.plugin.v1.CallToolRequestR\x04call\x12\x1a\n" +
+	"\x06ttl_ms\x18\x02 \x01(\x03H\x00R\x05ttlMs\x88\x01\x01B\t\n" +
+	"\a_ttl_ms\"&\n" +
+	"\vTaskRequest\x12\x17\n" +
+	"\atask_id\x18\x01 \x01(\tR\x06taskId\"<\n" +
+	"\fTaskResponse\x12,\n" +
+	"\x04task\x18\x01 \x01(\v2\x18.toolgate.plugin.v1.TaskR\x04task\"\x90\x02\n" +
+	"\x04Task\x12\x17\n" +
+	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12\x16\n" +
+	"\x06status\x18\x02 \x01(\tR\x06status\x12%\n" +
+	"\x0estatus_message\x18\x03 \x01(\tR\rstatusMessage\x12\x1d\n" +
+	"\n" +
+	"created_at\x18\x04 \x01(\tR\tcreatedAt\x12&\n" +
+	"\x0flast_updated_at\x18\x05 \x01(\tR\rlastUpdatedAt\x12\x1a\n" +
+	"\x06ttl_ms\x18\x06 \x01(\x03H\x00R\x05ttlMs\x88\x01\x01\x12-\n" +
+	"\x10poll_interval_ms\x18\a \x01(\x03H\x01R\x0epollIntervalMs\x88\x01\x01B\t\n" +
+	"\a_ttl_msB\x13\n" +
+	"\x11_poll_interval_ms\"\x12\n" +
+	"\x10ListTasksRequest\"C\n" +
+	"\x11ListTasksResponse\x12.\n" +
+	"\x05tasks\x18\x01 \x03(\v2\x18.toolgate.plugin.v1.TaskR\x05tasks2\xd6\f\n" +
 	"\x06Plugin\x12R\n" +
 	"\aGetInfo\x12\".toolgate.plugin.v1.GetInfoRequest\x1a#.toolgate.plugin.v1.GetInfoResponse\x12X\n" +
 	"\tConfigure\x12$.toolgate.plugin.v1.ConfigureRequest\x1a%.toolgate.plugin.v1.ConfigureResponse\x12X\n" +
@@ -3300,7 +3652,15 @@ const file_toolgate_plugin_v1_plugin_proto_rawDesc = "" +
 	"\x05Watch\x12 .toolgate.plugin.v1.WatchRequest\x1a\x1e.toolgate.plugin.v1.WatchEvent0\x01\x12O\n" +
 	"\x06Health\x12!.toolgate.plugin.v1.HealthRequest\x1a\".toolgate.plugin.v1.HealthResponse\x12I\n" +
 	"\x04Stop\x12\x1f.toolgate.plugin.v1.StopRequest\x1a .toolgate.plugin.v1.StopResponse\x12a\n" +
-	"\fRootsChanged\x12'.toolgate.plugin.v1.RootsChangedRequest\x1a(.toolgate.plugin.v1.RootsChangedResponse2c\n" +
+	"\fRootsChanged\x12'.toolgate.plugin.v1.RootsChangedRequest\x1a(.toolgate.plugin.v1.RootsChangedResponse\x12U\n" +
+	"\n" +
+	"CreateTask\x12%.toolgate.plugin.v1.CreateTaskRequest\x1a .toolgate.plugin.v1.TaskResponse\x12L\n" +
+	"\aGetTask\x12\x1f.toolgate.plugin.v1.TaskRequest\x1a .toolgate.plugin.v1.TaskResponse\x12Q\n" +
+	"\n" +
+	"TaskResult\x12\x1f.toolgate.plugin.v1.TaskRequest\x1a\".toolgate.plugin.v1.CallToolResult\x12X\n" +
+	"\tListTasks\x12$.toolgate.plugin.v1.ListTasksRequest\x1a%.toolgate.plugin.v1.ListTasksResponse\x12O\n" +
+	"\n" +
+	"CancelTask\x12\x1f.toolgate.plugin.v1.TaskRequest\x1a .toolgate.plugin.v1.TaskResponse2c\n" +
 	"\x0fClientCallbacks\x12P\n" +
 	"\aRequest\x12!.toolgate.plugin.v1.ClientRequest\x1a\".toolgate.plugin.v1.ClientResponseB4Z2github.com/toolgate/toolgate/sdk/internal/pluginv1b\x06proto3"
 
@@ -3316,7 +3676,7 @@ func file_toolgate_plugin_v1_plugin_proto_rawDescGZIP() []byte {
 	return file_toolgate_plugin_v1_plugin_proto_rawDescData
 }
 
-var file_toolgate_plugin_v1_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 53)
+var file_toolgate_plugin_v1_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 59)
 var file_toolgate_plugin_v1_plugin_proto_goTypes = []any{
 	(*ClientRequest)(nil),                 // 0: toolgate.plugin.v1.ClientRequest
 	(*ClientResponse)(nil),                // 1: toolgate.plugin.v1.ClientResponse
@@ -3369,15 +3729,21 @@ var file_toolgate_plugin_v1_plugin_proto_goTypes = []any{
 	(*HealthResponse)(nil),                // 48: toolgate.plugin.v1.HealthResponse
 	(*StopRequest)(nil),                   // 49: toolgate.plugin.v1.StopRequest
 	(*StopResponse)(nil),                  // 50: toolgate.plugin.v1.StopResponse
-	nil,                                   // 51: toolgate.plugin.v1.Tool.LabelsEntry
-	nil,                                   // 52: toolgate.plugin.v1.GetPromptRequest.ArgumentsEntry
+	(*CreateTaskRequest)(nil),             // 51: toolgate.plugin.v1.CreateTaskRequest
+	(*TaskRequest)(nil),                   // 52: toolgate.plugin.v1.TaskRequest
+	(*TaskResponse)(nil),                  // 53: toolgate.plugin.v1.TaskResponse
+	(*Task)(nil),                          // 54: toolgate.plugin.v1.Task
+	(*ListTasksRequest)(nil),              // 55: toolgate.plugin.v1.ListTasksRequest
+	(*ListTasksResponse)(nil),             // 56: toolgate.plugin.v1.ListTasksResponse
+	nil,                                   // 57: toolgate.plugin.v1.Tool.LabelsEntry
+	nil,                                   // 58: toolgate.plugin.v1.GetPromptRequest.ArgumentsEntry
 }
 var file_toolgate_plugin_v1_plugin_proto_depIdxs = []int32{
 	7,  // 0: toolgate.plugin.v1.GetInfoResponse.capabilities:type_name -> toolgate.plugin.v1.Capabilities
 	10, // 1: toolgate.plugin.v1.ConfigureResponse.errors:type_name -> toolgate.plugin.v1.FieldError
 	13, // 2: toolgate.plugin.v1.ListToolsResponse.tools:type_name -> toolgate.plugin.v1.Tool
 	14, // 3: toolgate.plugin.v1.Tool.annotations:type_name -> toolgate.plugin.v1.ToolAnnotations
-	51, // 4: toolgate.plugin.v1.Tool.labels:type_name -> toolgate.plugin.v1.Tool.LabelsEntry
+	57, // 4: toolgate.plugin.v1.Tool.labels:type_name -> toolgate.plugin.v1.Tool.LabelsEntry
 	2,  // 5: toolgate.plugin.v1.CallToolRequest.client_capabilities:type_name -> toolgate.plugin.v1.ClientCapabilities
 	18, // 6: toolgate.plugin.v1.CallToolEvent.progress:type_name -> toolgate.plugin.v1.Progress
 	19, // 7: toolgate.plugin.v1.CallToolEvent.log:type_name -> toolgate.plugin.v1.LogMessage
@@ -3395,7 +3761,7 @@ var file_toolgate_plugin_v1_plugin_proto_depIdxs = []int32{
 	27, // 19: toolgate.plugin.v1.ReadResourceResponse.contents:type_name -> toolgate.plugin.v1.ResourceContents
 	37, // 20: toolgate.plugin.v1.Prompt.arguments:type_name -> toolgate.plugin.v1.PromptArgument
 	36, // 21: toolgate.plugin.v1.ListPromptsResponse.prompts:type_name -> toolgate.plugin.v1.Prompt
-	52, // 22: toolgate.plugin.v1.GetPromptRequest.arguments:type_name -> toolgate.plugin.v1.GetPromptRequest.ArgumentsEntry
+	58, // 22: toolgate.plugin.v1.GetPromptRequest.arguments:type_name -> toolgate.plugin.v1.GetPromptRequest.ArgumentsEntry
 	42, // 23: toolgate.plugin.v1.GetPromptResponse.messages:type_name -> toolgate.plugin.v1.PromptMessage
 	21, // 24: toolgate.plugin.v1.PromptMessage.content:type_name -> toolgate.plugin.v1.Content
 	45, // 25: toolgate.plugin.v1.WatchEvent.tools_changed:type_name -> toolgate.plugin.v1.ListChanged
@@ -3403,39 +3769,52 @@ var file_toolgate_plugin_v1_plugin_proto_depIdxs = []int32{
 	45, // 27: toolgate.plugin.v1.WatchEvent.prompts_changed:type_name -> toolgate.plugin.v1.ListChanged
 	46, // 28: toolgate.plugin.v1.WatchEvent.resource_updated:type_name -> toolgate.plugin.v1.ResourceUpdated
 	19, // 29: toolgate.plugin.v1.WatchEvent.log:type_name -> toolgate.plugin.v1.LogMessage
-	5,  // 30: toolgate.plugin.v1.Plugin.GetInfo:input_type -> toolgate.plugin.v1.GetInfoRequest
-	8,  // 31: toolgate.plugin.v1.Plugin.Configure:input_type -> toolgate.plugin.v1.ConfigureRequest
-	11, // 32: toolgate.plugin.v1.Plugin.ListTools:input_type -> toolgate.plugin.v1.ListToolsRequest
-	15, // 33: toolgate.plugin.v1.Plugin.CallTool:input_type -> toolgate.plugin.v1.CallToolRequest
-	30, // 34: toolgate.plugin.v1.Plugin.ListResources:input_type -> toolgate.plugin.v1.ListResourcesRequest
-	32, // 35: toolgate.plugin.v1.Plugin.ListResourceTemplates:input_type -> toolgate.plugin.v1.ListResourceTemplatesRequest
-	34, // 36: toolgate.plugin.v1.Plugin.ReadResource:input_type -> toolgate.plugin.v1.ReadResourceRequest
-	38, // 37: toolgate.plugin.v1.Plugin.ListPrompts:input_type -> toolgate.plugin.v1.ListPromptsRequest
-	40, // 38: toolgate.plugin.v1.Plugin.GetPrompt:input_type -> toolgate.plugin.v1.GetPromptRequest
-	43, // 39: toolgate.plugin.v1.Plugin.Watch:input_type -> toolgate.plugin.v1.WatchRequest
-	47, // 40: toolgate.plugin.v1.Plugin.Health:input_type -> toolgate.plugin.v1.HealthRequest
-	49, // 41: toolgate.plugin.v1.Plugin.Stop:input_type -> toolgate.plugin.v1.StopRequest
-	3,  // 42: toolgate.plugin.v1.Plugin.RootsChanged:input_type -> toolgate.plugin.v1.RootsChangedRequest
-	0,  // 43: toolgate.plugin.v1.ClientCallbacks.Request:input_type -> toolgate.plugin.v1.ClientRequest
-	6,  // 44: toolgate.plugin.v1.Plugin.GetInfo:output_type -> toolgate.plugin.v1.GetInfoResponse
-	9,  // 45: toolgate.plugin.v1.Plugin.Configure:output_type -> toolgate.plugin.v1.ConfigureResponse
-	12, // 46: toolgate.plugin.v1.Plugin.ListTools:output_type -> toolgate.plugin.v1.ListToolsResponse
-	16, // 47: toolgate.plugin.v1.Plugin.CallTool:output_type -> toolgate.plugin.v1.CallToolEvent
-	31, // 48: toolgate.plugin.v1.Plugin.ListResources:output_type -> toolgate.plugin.v1.ListResourcesResponse
-	33, // 49: toolgate.plugin.v1.Plugin.ListResourceTemplates:output_type -> toolgate.plugin.v1.ListResourceTemplatesResponse
-	35, // 50: toolgate.plugin.v1.Plugin.ReadResource:output_type -> toolgate.plugin.v1.ReadResourceResponse
-	39, // 51: toolgate.plugin.v1.Plugin.ListPrompts:output_type -> toolgate.plugin.v1.ListPromptsResponse
-	41, // 52: toolgate.plugin.v1.Plugin.GetPrompt:output_type -> toolgate.plugin.v1.GetPromptResponse
-	44, // 53: toolgate.plugin.v1.Plugin.Watch:output_type -> toolgate.plugin.v1.WatchEvent
-	48, // 54: toolgate.plugin.v1.Plugin.Health:output_type -> toolgate.plugin.v1.HealthResponse
-	50, // 55: toolgate.plugin.v1.Plugin.Stop:output_type -> toolgate.plugin.v1.StopResponse
-	4,  // 56: toolgate.plugin.v1.Plugin.RootsChanged:output_type -> toolgate.plugin.v1.RootsChangedResponse
-	1,  // 57: toolgate.plugin.v1.ClientCallbacks.Request:output_type -> toolgate.plugin.v1.ClientResponse
-	44, // [44:58] is the sub-list for method output_type
-	30, // [30:44] is the sub-list for method input_type
-	30, // [30:30] is the sub-list for extension type_name
-	30, // [30:30] is the sub-list for extension extendee
-	0,  // [0:30] is the sub-list for field type_name
+	15, // 30: toolgate.plugin.v1.CreateTaskRequest.call:type_name -> toolgate.plugin.v1.CallToolRequest
+	54, // 31: toolgate.plugin.v1.TaskResponse.task:type_name -> toolgate.plugin.v1.Task
+	54, // 32: toolgate.plugin.v1.ListTasksResponse.tasks:type_name -> toolgate.plugin.v1.Task
+	5,  // 33: toolgate.plugin.v1.Plugin.GetInfo:input_type -> toolgate.plugin.v1.GetInfoRequest
+	8,  // 34: toolgate.plugin.v1.Plugin.Configure:input_type -> toolgate.plugin.v1.ConfigureRequest
+	11, // 35: toolgate.plugin.v1.Plugin.ListTools:input_type -> toolgate.plugin.v1.ListToolsRequest
+	15, // 36: toolgate.plugin.v1.Plugin.CallTool:input_type -> toolgate.plugin.v1.CallToolRequest
+	30, // 37: toolgate.plugin.v1.Plugin.ListResources:input_type -> toolgate.plugin.v1.ListResourcesRequest
+	32, // 38: toolgate.plugin.v1.Plugin.ListResourceTemplates:input_type -> toolgate.plugin.v1.ListResourceTemplatesRequest
+	34, // 39: toolgate.plugin.v1.Plugin.ReadResource:input_type -> toolgate.plugin.v1.ReadResourceRequest
+	38, // 40: toolgate.plugin.v1.Plugin.ListPrompts:input_type -> toolgate.plugin.v1.ListPromptsRequest
+	40, // 41: toolgate.plugin.v1.Plugin.GetPrompt:input_type -> toolgate.plugin.v1.GetPromptRequest
+	43, // 42: toolgate.plugin.v1.Plugin.Watch:input_type -> toolgate.plugin.v1.WatchRequest
+	47, // 43: toolgate.plugin.v1.Plugin.Health:input_type -> toolgate.plugin.v1.HealthRequest
+	49, // 44: toolgate.plugin.v1.Plugin.Stop:input_type -> toolgate.plugin.v1.StopRequest
+	3,  // 45: toolgate.plugin.v1.Plugin.RootsChanged:input_type -> toolgate.plugin.v1.RootsChangedRequest
+	51, // 46: toolgate.plugin.v1.Plugin.CreateTask:input_type -> toolgate.plugin.v1.CreateTaskRequest
+	52, // 47: toolgate.plugin.v1.Plugin.GetTask:input_type -> toolgate.plugin.v1.TaskRequest
+	52, // 48: toolgate.plugin.v1.Plugin.TaskResult:input_type -> toolgate.plugin.v1.TaskRequest
+	55, // 49: toolgate.plugin.v1.Plugin.ListTasks:input_type -> toolgate.plugin.v1.ListTasksRequest
+	52, // 50: toolgate.plugin.v1.Plugin.CancelTask:input_type -> toolgate.plugin.v1.TaskRequest
+	0,  // 51: toolgate.plugin.v1.ClientCallbacks.Request:input_type -> toolgate.plugin.v1.ClientRequest
+	6,  // 52: toolgate.plugin.v1.Plugin.GetInfo:output_type -> toolgate.plugin.v1.GetInfoResponse
+	9,  // 53: toolgate.plugin.v1.Plugin.Configure:output_type -> toolgate.plugin.v1.ConfigureResponse
+	12, // 54: toolgate.plugin.v1.Plugin.ListTools:output_type -> toolgate.plugin.v1.ListToolsResponse
+	16, // 55: toolgate.plugin.v1.Plugin.CallTool:output_type -> toolgate.plugin.v1.CallToolEvent
+	31, // 56: toolgate.plugin.v1.Plugin.ListResources:output_type -> toolgate.plugin.v1.ListResourcesResponse
+	33, // 57: toolgate.plugin.v1.Plugin.ListResourceTemplates:output_type -> toolgate.plugin.v1.ListResourceTemplatesResponse
+	35, // 58: toolgate.plugin.v1.Plugin.ReadResource:output_type -> toolgate.plugin.v1.ReadResourceResponse
+	39, // 59: toolgate.plugin.v1.Plugin.ListPrompts:output_type -> toolgate.plugin.v1.ListPromptsResponse
+	41, // 60: toolgate.plugin.v1.Plugin.GetPrompt:output_type -> toolgate.plugin.v1.GetPromptResponse
+	44, // 61: toolgate.plugin.v1.Plugin.Watch:output_type -> toolgate.plugin.v1.WatchEvent
+	48, // 62: toolgate.plugin.v1.Plugin.Health:output_type -> toolgate.plugin.v1.HealthResponse
+	50, // 63: toolgate.plugin.v1.Plugin.Stop:output_type -> toolgate.plugin.v1.StopResponse
+	4,  // 64: toolgate.plugin.v1.Plugin.RootsChanged:output_type -> toolgate.plugin.v1.RootsChangedResponse
+	53, // 65: toolgate.plugin.v1.Plugin.CreateTask:output_type -> toolgate.plugin.v1.TaskResponse
+	53, // 66: toolgate.plugin.v1.Plugin.GetTask:output_type -> toolgate.plugin.v1.TaskResponse
+	20, // 67: toolgate.plugin.v1.Plugin.TaskResult:output_type -> toolgate.plugin.v1.CallToolResult
+	56, // 68: toolgate.plugin.v1.Plugin.ListTasks:output_type -> toolgate.plugin.v1.ListTasksResponse
+	53, // 69: toolgate.plugin.v1.Plugin.CancelTask:output_type -> toolgate.plugin.v1.TaskResponse
+	1,  // 70: toolgate.plugin.v1.ClientCallbacks.Request:output_type -> toolgate.plugin.v1.ClientResponse
+	52, // [52:71] is the sub-list for method output_type
+	33, // [33:52] is the sub-list for method input_type
+	33, // [33:33] is the sub-list for extension type_name
+	33, // [33:33] is the sub-list for extension extendee
+	0,  // [0:33] is the sub-list for field type_name
 }
 
 func init() { file_toolgate_plugin_v1_plugin_proto_init() }
@@ -3468,13 +3847,15 @@ func file_toolgate_plugin_v1_plugin_proto_init() {
 		(*WatchEvent_ResourceUpdated)(nil),
 		(*WatchEvent_Log)(nil),
 	}
+	file_toolgate_plugin_v1_plugin_proto_msgTypes[51].OneofWrappers = []any{}
+	file_toolgate_plugin_v1_plugin_proto_msgTypes[54].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_toolgate_plugin_v1_plugin_proto_rawDesc), len(file_toolgate_plugin_v1_plugin_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   53,
+			NumMessages:   59,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

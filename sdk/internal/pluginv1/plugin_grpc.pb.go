@@ -38,6 +38,11 @@ const (
 	Plugin_Health_FullMethodName                = "/toolgate.plugin.v1.Plugin/Health"
 	Plugin_Stop_FullMethodName                  = "/toolgate.plugin.v1.Plugin/Stop"
 	Plugin_RootsChanged_FullMethodName          = "/toolgate.plugin.v1.Plugin/RootsChanged"
+	Plugin_CreateTask_FullMethodName            = "/toolgate.plugin.v1.Plugin/CreateTask"
+	Plugin_GetTask_FullMethodName               = "/toolgate.plugin.v1.Plugin/GetTask"
+	Plugin_TaskResult_FullMethodName            = "/toolgate.plugin.v1.Plugin/TaskResult"
+	Plugin_ListTasks_FullMethodName             = "/toolgate.plugin.v1.Plugin/ListTasks"
+	Plugin_CancelTask_FullMethodName            = "/toolgate.plugin.v1.Plugin/CancelTask"
 )
 
 // PluginClient is the client API for Plugin service.
@@ -70,6 +75,15 @@ type PluginClient interface {
 	// client's roots changed (MCP notifications/roots/list_changed). Added in
 	// protocol minor 2.
 	RootsChanged(ctx context.Context, in *RootsChangedRequest, opts ...grpc.CallOption) (*RootsChangedResponse, error)
+	// MCP tasks (minor 3, capability tasks): a tool call run as a task answers
+	// at once with the task; its state, outcome and cancellation are asked for
+	// by the task id the plugin chose. A plugin without the capability answers
+	// Unimplemented.
+	CreateTask(ctx context.Context, in *CreateTaskRequest, opts ...grpc.CallOption) (*TaskResponse, error)
+	GetTask(ctx context.Context, in *TaskRequest, opts ...grpc.CallOption) (*TaskResponse, error)
+	TaskResult(ctx context.Context, in *TaskRequest, opts ...grpc.CallOption) (*CallToolResult, error)
+	ListTasks(ctx context.Context, in *ListTasksRequest, opts ...grpc.CallOption) (*ListTasksResponse, error)
+	CancelTask(ctx context.Context, in *TaskRequest, opts ...grpc.CallOption) (*TaskResponse, error)
 }
 
 type pluginClient struct {
@@ -228,6 +242,56 @@ func (c *pluginClient) RootsChanged(ctx context.Context, in *RootsChangedRequest
 	return out, nil
 }
 
+func (c *pluginClient) CreateTask(ctx context.Context, in *CreateTaskRequest, opts ...grpc.CallOption) (*TaskResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(TaskResponse)
+	err := c.cc.Invoke(ctx, Plugin_CreateTask_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *pluginClient) GetTask(ctx context.Context, in *TaskRequest, opts ...grpc.CallOption) (*TaskResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(TaskResponse)
+	err := c.cc.Invoke(ctx, Plugin_GetTask_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *pluginClient) TaskResult(ctx context.Context, in *TaskRequest, opts ...grpc.CallOption) (*CallToolResult, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CallToolResult)
+	err := c.cc.Invoke(ctx, Plugin_TaskResult_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *pluginClient) ListTasks(ctx context.Context, in *ListTasksRequest, opts ...grpc.CallOption) (*ListTasksResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListTasksResponse)
+	err := c.cc.Invoke(ctx, Plugin_ListTasks_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *pluginClient) CancelTask(ctx context.Context, in *TaskRequest, opts ...grpc.CallOption) (*TaskResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(TaskResponse)
+	err := c.cc.Invoke(ctx, Plugin_CancelTask_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // PluginServer is the server API for Plugin service.
 // All implementations must embed UnimplementedPluginServer
 // for forward compatibility.
@@ -258,6 +322,15 @@ type PluginServer interface {
 	// client's roots changed (MCP notifications/roots/list_changed). Added in
 	// protocol minor 2.
 	RootsChanged(context.Context, *RootsChangedRequest) (*RootsChangedResponse, error)
+	// MCP tasks (minor 3, capability tasks): a tool call run as a task answers
+	// at once with the task; its state, outcome and cancellation are asked for
+	// by the task id the plugin chose. A plugin without the capability answers
+	// Unimplemented.
+	CreateTask(context.Context, *CreateTaskRequest) (*TaskResponse, error)
+	GetTask(context.Context, *TaskRequest) (*TaskResponse, error)
+	TaskResult(context.Context, *TaskRequest) (*CallToolResult, error)
+	ListTasks(context.Context, *ListTasksRequest) (*ListTasksResponse, error)
+	CancelTask(context.Context, *TaskRequest) (*TaskResponse, error)
 	mustEmbedUnimplementedPluginServer()
 }
 
@@ -306,6 +379,21 @@ func (UnimplementedPluginServer) Stop(context.Context, *StopRequest) (*StopRespo
 }
 func (UnimplementedPluginServer) RootsChanged(context.Context, *RootsChangedRequest) (*RootsChangedResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method RootsChanged not implemented")
+}
+func (UnimplementedPluginServer) CreateTask(context.Context, *CreateTaskRequest) (*TaskResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CreateTask not implemented")
+}
+func (UnimplementedPluginServer) GetTask(context.Context, *TaskRequest) (*TaskResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetTask not implemented")
+}
+func (UnimplementedPluginServer) TaskResult(context.Context, *TaskRequest) (*CallToolResult, error) {
+	return nil, status.Error(codes.Unimplemented, "method TaskResult not implemented")
+}
+func (UnimplementedPluginServer) ListTasks(context.Context, *ListTasksRequest) (*ListTasksResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListTasks not implemented")
+}
+func (UnimplementedPluginServer) CancelTask(context.Context, *TaskRequest) (*TaskResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CancelTask not implemented")
 }
 func (UnimplementedPluginServer) mustEmbedUnimplementedPluginServer() {}
 func (UnimplementedPluginServer) testEmbeddedByValue()                {}
@@ -548,6 +636,96 @@ func _Plugin_RootsChanged_Handler(srv interface{}, ctx context.Context, dec func
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Plugin_CreateTask_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CreateTaskRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(PluginServer).CreateTask(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Plugin_CreateTask_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(PluginServer).CreateTask(ctx, req.(*CreateTaskRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Plugin_GetTask_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(TaskRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(PluginServer).GetTask(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Plugin_GetTask_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(PluginServer).GetTask(ctx, req.(*TaskRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Plugin_TaskResult_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(TaskRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(PluginServer).TaskResult(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Plugin_TaskResult_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(PluginServer).TaskResult(ctx, req.(*TaskRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Plugin_ListTasks_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListTasksRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(PluginServer).ListTasks(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Plugin_ListTasks_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(PluginServer).ListTasks(ctx, req.(*ListTasksRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Plugin_CancelTask_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(TaskRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(PluginServer).CancelTask(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Plugin_CancelTask_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(PluginServer).CancelTask(ctx, req.(*TaskRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Plugin_ServiceDesc is the grpc.ServiceDesc for Plugin service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -598,6 +776,26 @@ var Plugin_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "RootsChanged",
 			Handler:    _Plugin_RootsChanged_Handler,
+		},
+		{
+			MethodName: "CreateTask",
+			Handler:    _Plugin_CreateTask_Handler,
+		},
+		{
+			MethodName: "GetTask",
+			Handler:    _Plugin_GetTask_Handler,
+		},
+		{
+			MethodName: "TaskResult",
+			Handler:    _Plugin_TaskResult_Handler,
+		},
+		{
+			MethodName: "ListTasks",
+			Handler:    _Plugin_ListTasks_Handler,
+		},
+		{
+			MethodName: "CancelTask",
+			Handler:    _Plugin_CancelTask_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

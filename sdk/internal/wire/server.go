@@ -67,6 +67,7 @@ func (s *Server) GetInfo(ctx context.Context, _ *pluginv1.GetInfoRequest) (resp 
 		Capabilities: &pluginv1.Capabilities{
 			Tools: c.Tools, Resources: c.Resources, Prompts: c.Prompts,
 			Watch: c.Watch, Progress: c.Progress, ClientCallbacks: c.ClientCallbacks,
+			Tasks: c.Tasks,
 		},
 		ConfigSchema: info.ConfigSchema,
 	}, nil
