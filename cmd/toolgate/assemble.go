@@ -174,6 +174,7 @@ func assemble(ctx context.Context, cfg *config.Config, topts telemetry.Options, 
 		Instructions: handlers.Instructions,
 		Ready:        pluginsReady(cfg, plugins),
 		RootsChanged: rootsChanged(plugins),
+		Tasks:        &gateway.Tasks{Tool: "call_tool", Runner: handlers.Tasks()},
 	})
 	if err != nil {
 		_ = tel.Close(ctx)

@@ -1,0 +1,259 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/toolgate/toolgate/sdk/protov1"
+)
+
+// Tasks lets one tool's calls run as MCP tasks (2025-11-25): a tools/call
+// of Tool whose params carry "task" answers at once with the task, which
+// the client follows with tasks/get, tasks/result, tasks/list and
+// tasks/cancel. The gateway names the plugin that runs each task in the id
+// it gives the client (taskids.go) and binds the id to the client's
+// principal; everyone else is told the task does not exist.
+type Tasks struct {
+	// Tool is the tool whose calls may be run as tasks (call_tool).
+	Tool   string
+	Runner TaskRunner
+}
+
+// TaskRunner runs the tasks of Tasks.Tool in the plugins. Errors wrapping
+// protov1.ErrInvalidArgument or protov1.ErrNotFound are the client's (a bad
+// call, a task gone); others are the gateway's or a plugin's.
+type TaskRunner interface {
+	// StartTask runs the call that args of Tasks.Tool describe as a task of
+	// a plugin, and names that plugin.
+	StartTask(ctx context.Context, args json.RawMessage, ttlMs *int64) (plugin string, t protov1.Task, err error)
+	GetTask(ctx context.Context, plugin, id string) (protov1.Task, error)
+	TaskResult(ctx context.Context, plugin, id string) (*protov1.Result, error)
+	CancelTask(ctx context.Context, plugin, id string) (protov1.Task, error)
+}
+
+const codeInvalidParams = -32602
+
+// taskIndex remembers the tasks this process created, by the id clients
+// see, so tasks/list can answer a principal with theirs. Routing never
+// needs it: any replica with the key serves get, result and cancel.
+type taskIndex struct {
+	mu    sync.Mutex
+	tasks map[string]indexedTask
+}
+
+type indexedTask struct {
+	owner   Principal
+	ref     taskRef
+	expires time.Time // zero: no ttl
+}
+
+// maxIndexedTasks bounds the index, so a client cannot grow it without end.
+const maxIndexedTasks = 10000
+
+func (ix *taskIndex) add(id string, t indexedTask) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.tasks == nil {
+		ix.tasks = map[string]indexedTask{}
+	}
+	if len(ix.tasks) >= maxIndexedTasks {
+		ix.evict(time.Now())
+	}
+	ix.tasks[id] = t
+}
+
+// evict drops the expired tasks, and if none had expired, the one that
+// expires first.
+func (ix *taskIndex) evict(now time.Time) {
+	first := ""
+	for id, t := range ix.tasks {
+		if !t.expires.IsZero() && now.After(t.expires) {
+			delete(ix.tasks, id)
+			continue
+		}
+		if first == "" || t.expires.Before(ix.tasks[first].expires) {
+			first = id
+		}
+	}
+	if len(ix.tasks) >= maxIndexedTasks {
+		delete(ix.tasks, first)
+	}
+}
+
+func (ix *taskIndex) drop(id string) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	delete(ix.tasks, id)
+}
+
+// of returns who's tasks that have not expired, by id.
+func (ix *taskIndex) of(who Principal) []string {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	now := time.Now()
+	var ids []string
+	for id, t := range ix.tasks {
+		if !t.expires.IsZero() && now.After(t.expires) {
+			delete(ix.tasks, id)
+			continue
+		}
+		if t.owner == who {
+			ids = append(ids, id)
+		}
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// serveTask answers the task requests; ok is false for any other request.
+func (s *Server) serveTask(ctx context.Context, se *session, env *envelope) (resp rpcResponse, ok bool) {
+	tasks := s.opts.Tasks
+	if tasks == nil {
+		return rpcResponse{}, false
+	}
+	who := se.owner
+	switch mcp.MCPMethod(env.Method) {
+	case mcp.MethodToolsCall:
+		if env.params.Name != tasks.Tool || !present(env.params.Task) {
+			return rpcResponse{}, false
+		}
+		return s.startTask(ctx, who, env), true
+	case mcp.MethodTasksList:
+		return s.listTasks(ctx, who, env.ID), true
+	case mcp.MethodTasksGet, mcp.MethodTasksResult, mcp.MethodTasksCancel:
+	default:
+		return rpcResponse{}, false
+	}
+	var p struct {
+		TaskID string `json:"taskId"`
+	}
+	if err := json.Unmarshal(env.Params, &p); err != nil || p.TaskID == "" {
+		return errorResponse(env.ID, codeInvalidParams, fmt.Sprintf("%s: params.taskId is required (a task id from a task-augmented tools/call)", env.Method)), true
+	}
+	ref, found := s.decodeTaskID(who, p.TaskID)
+	if !found {
+		return errorResponse(env.ID, codeInvalidParams, fmt.Sprintf("%s: unknown task %q: no task of yours has this id", env.Method, p.TaskID)), true
+	}
+	var result any
+	var err error
+	switch mcp.MCPMethod(env.Method) {
+	case mcp.MethodTasksGet:
+		var t protov1.Task
+		t, err = tasks.Runner.GetTask(ctx, ref.Plugin, ref.ID)
+		result = taskJSON(p.TaskID, t)
+	case mcp.MethodTasksCancel:
+		var t protov1.Task
+		t, err = tasks.Runner.CancelTask(ctx, ref.Plugin, ref.ID)
+		result = taskJSON(p.TaskID, t)
+	case mcp.MethodTasksResult:
+		result, err = s.taskResult(ctx, tasks.Runner, ref, p.TaskID)
+	}
+	if err != nil {
+		if errors.Is(err, protov1.ErrNotFound) {
+			s.taskIndex.drop(p.TaskID)
+		}
+		return s.taskFailure(env, fmt.Sprintf("%s: task %q of plugin %q", env.Method, p.TaskID, ref.Plugin), err), true
+	}
+	return rpcResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: env.ID, Result: result}, true
+}
+
+func (s *Server) startTask(ctx context.Context, who Principal, env *envelope) rpcResponse {
+	var tp struct {
+		TTL *int64 `json:"ttl"`
+	}
+	if err := json.Unmarshal(env.params.Task, &tp); err != nil {
+		return errorResponse(env.ID, codeInvalidParams, fmt.Sprintf("tools/call of %s: params.task must be an object like {\"ttl\": 60000}: %v", env.params.Name, err))
+	}
+	if tp.TTL != nil && *tp.TTL < 0 {
+		return errorResponse(env.ID, codeInvalidParams, fmt.Sprintf("tools/call of %s: params.task.ttl must not be negative; got %d", env.params.Name, *tp.TTL))
+	}
+	plugin, t, err := s.opts.Tasks.Runner.StartTask(ctx, env.params.Arguments, tp.TTL)
+	if err != nil {
+		return s.taskFailure(env, fmt.Sprintf("tools/call of %s as a task", env.params.Name), err)
+	}
+	ref := taskRef{Plugin: plugin, ID: t.ID}
+	id := s.encodeTaskID(who, ref)
+	entry := indexedTask{owner: who, ref: ref}
+	if t.TTLMs != nil {
+		entry.expires = time.Now().Add(time.Duration(*t.TTLMs) * time.Millisecond)
+	}
+	s.taskIndex.add(id, entry)
+	s.log.Debug("task created", "plugin", plugin, "task", t.ID)
+	return rpcResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: env.ID, Result: map[string]any{"task": taskJSON(id, t)}}
+}
+
+// listTasks answers with the caller's tasks this process created that
+// their plugins still know.
+func (s *Server) listTasks(ctx context.Context, who Principal, reqID json.RawMessage) rpcResponse {
+	out := []map[string]any{}
+	for _, id := range s.taskIndex.of(who) {
+		ref, ok := s.decodeTaskID(who, id)
+		if !ok {
+			continue
+		}
+		t, err := s.opts.Tasks.Runner.GetTask(ctx, ref.Plugin, ref.ID)
+		switch {
+		case errors.Is(err, protov1.ErrNotFound):
+			s.taskIndex.drop(id)
+			continue
+		case err != nil:
+			t = protov1.Task{Status: protov1.TaskFailed, StatusMessage: fmt.Sprintf("plugin %q cannot say: %v", ref.Plugin, err)}
+		}
+		out = append(out, taskJSON(id, t))
+	}
+	return rpcResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: reqID, Result: map[string]any{"tasks": out}}
+}
+
+// taskResult is the task's tool result, tied to the task as MCP asks.
+func (s *Server) taskResult(ctx context.Context, r TaskRunner, ref taskRef, id string) (any, error) {
+	res, err := r.TaskResult(ctx, ref.Plugin, ref.ID)
+	if err != nil {
+		return nil, err
+	}
+	out, err := toCallToolResult(res)
+	if err != nil {
+		out = errorResult(fmt.Sprintf("task %q of plugin %q returned a result that cannot be sent: %v", id, ref.Plugin, err))
+	}
+	if out.Meta == nil {
+		out.Meta = &mcp.Meta{}
+	}
+	if out.Meta.AdditionalFields == nil {
+		out.Meta.AdditionalFields = map[string]any{}
+	}
+	out.Meta.AdditionalFields[mcp.RelatedTaskMetaKey] = mcp.RelatedTaskMeta(id)
+	return out, nil
+}
+
+func (s *Server) taskFailure(env *envelope, what string, err error) rpcResponse {
+	switch {
+	case errors.Is(err, protov1.ErrNotFound):
+		return errorResponse(env.ID, codeInvalidParams, fmt.Sprintf("%s: not found: %v", what, err))
+	case errors.Is(err, protov1.ErrInvalidArgument):
+		return errorResponse(env.ID, codeInvalidParams, fmt.Sprintf("%s: %v", what, err))
+	}
+	s.log.Warn("task request failed", "method", env.Method, "error", err)
+	return errorResponse(env.ID, codeInternalError, fmt.Sprintf("%s: %v", what, err))
+}
+
+// taskJSON is t as MCP writes a task, under the id the client knows.
+func taskJSON(id string, t protov1.Task) map[string]any {
+	out := map[string]any{
+		"taskId": id, "status": t.Status,
+		"createdAt": t.CreatedAt, "lastUpdatedAt": t.LastUpdated,
+		"ttl": t.TTLMs,
+	}
+	if t.StatusMessage != "" {
+		out["statusMessage"] = t.StatusMessage
+	}
+	if t.PollIntervalMs != nil {
+		out["pollInterval"] = *t.PollIntervalMs
+	}
+	return out
+}
