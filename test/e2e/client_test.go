@@ -139,7 +139,19 @@ func connectStdio(t *testing.T, s setup) *mcpClient {
 	return startClient(t, "stdio", bins.toolgate, "serve", "--stdio", "--config", cfg)
 }
 
+// connectHTTPAs opens a session over streamable HTTP with a bearer token.
+func connectHTTPAs(t *testing.T, url, token string) *mcpClient {
+	t.Helper()
+	return startClientEnv(t, []string{"MCP_TOKEN=" + token}, "http", url)
+}
+
 func startClient(t *testing.T, args ...string) *mcpClient {
+	t.Helper()
+	return startClientEnv(t, nil, args...)
+}
+
+// startClientEnv runs the client with env added to the test's environment.
+func startClientEnv(t *testing.T, env []string, args ...string) *mcpClient {
 	t.Helper()
 	node, err := exec.LookPath("node")
 	if err != nil {
@@ -148,6 +160,7 @@ func startClient(t *testing.T, args ...string) *mcpClient {
 	c := &mcpClient{t: t, stderr: &logSink{}, pending: map[int]*pendingCall{}, gone: make(chan struct{})}
 	c.cmd = exec.Command(node, append([]string{clientScript(t)}, args...)...)
 	c.cmd.Env = append(os.Environ(), "MCP_SDK_DIR="+filepath.Join(testparts.NodeModules(t), "node_modules", "@modelcontextprotocol", "sdk"))
+	c.cmd.Env = append(c.cmd.Env, env...)
 	c.cmd.Stderr = c.stderr
 	c.cmd.WaitDelay = 2 * time.Second
 	c.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}

@@ -22,6 +22,7 @@ import (
 type setup struct {
 	Plugins  string // HCL plugin blocks
 	Gateway  string // extra attributes of the gateway block
+	Listen   string // extra attributes of the listen block
 	StateDir string // reused across runs when set; a fresh temp dir otherwise
 }
 
@@ -33,8 +34,8 @@ func writeConfig(t *testing.T, s setup) (path, stateDir string) {
 	if stateDir == "" {
 		stateDir = filepath.Join(dir, "state")
 	}
-	src := fmt.Sprintf("listen {\n  http = \"127.0.0.1:0\"\n}\n\ngateway {\n  state_dir = %s\n%s\n}\n\n%s",
-		strconv.Quote(stateDir), s.Gateway, s.Plugins)
+	src := fmt.Sprintf("listen {\n  http = \"127.0.0.1:0\"\n%s\n}\n\ngateway {\n  state_dir = %s\n%s\n}\n\n%s",
+		s.Listen, strconv.Quote(stateDir), s.Gateway, s.Plugins)
 	path = filepath.Join(dir, "toolgate.hcl")
 	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
