@@ -234,6 +234,8 @@ const (
 	EventPromptsChanged
 	EventResourceUpdated
 	EventLog
+	// EventTaskStatus: a task the plugin runs changed state (minor 3).
+	EventTaskStatus
 )
 
 // Event is a change notice or log line a plugin sends on Watch.
@@ -241,4 +243,5 @@ type Event struct {
 	Kind EventKind
 	URI  string      // EventResourceUpdated
 	Log  *LogMessage // EventLog
+	Task *Task       // EventTaskStatus
 }

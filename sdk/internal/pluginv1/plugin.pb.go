@@ -2743,6 +2743,7 @@ type WatchEvent struct {
 	//	*WatchEvent_PromptsChanged
 	//	*WatchEvent_ResourceUpdated
 	//	*WatchEvent_Log
+	//	*WatchEvent_TaskStatus
 	Event         isWatchEvent_Event `protobuf_oneof:"event"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -2830,6 +2831,15 @@ func (x *WatchEvent) GetLog() *LogMessage {
 	return nil
 }
 
+func (x *WatchEvent) GetTaskStatus() *Task {
+	if x != nil {
+		if x, ok := x.Event.(*WatchEvent_TaskStatus); ok {
+			return x.TaskStatus
+		}
+	}
+	return nil
+}
+
 type isWatchEvent_Event interface {
 	isWatchEvent_Event()
 }
@@ -2854,6 +2864,11 @@ type WatchEvent_Log struct {
 	Log *LogMessage `protobuf:"bytes,5,opt,name=log,proto3,oneof"`
 }
 
+type WatchEvent_TaskStatus struct {
+	// A task the plugin runs changed state (minor 3).
+	TaskStatus *Task `protobuf:"bytes,16,opt,name=task_status,json=taskStatus,proto3,oneof"`
+}
+
 func (*WatchEvent_ToolsChanged) isWatchEvent_Event() {}
 
 func (*WatchEvent_ResourcesChanged) isWatchEvent_Event() {}
@@ -2863,6 +2878,8 @@ func (*WatchEvent_PromptsChanged) isWatchEvent_Event() {}
 func (*WatchEvent_ResourceUpdated) isWatchEvent_Event() {}
 
 func (*WatchEvent_Log) isWatchEvent_Event() {}
+
+func (*WatchEvent_TaskStatus) isWatchEvent_Event() {}
 
 type ListChanged struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -3601,14 +3618,16 @@ const file_toolgate_plugin_v1_plugin_proto_rawDesc = "" +
 	"\rPromptMessage\x12\x12\n" +
 	"\x04role\x18\x01 \x01(\tR\x04role\x125\n" +
 	"\acontent\x18\x02 \x01(\v2\x1b.toolgate.plugin.v1.ContentR\acontent\"\x0e\n" +
-	"\fWatchRequest\"\xff\x02\n" +
+	"\fWatchRequest\"\xbc\x03\n" +
 	"\n" +
 	"WatchEvent\x12F\n" +
 	"\rtools_changed\x18\x01 \x01(\v2\x1f.toolgate.plugin.v1.ListChangedH\x00R\ftoolsChanged\x12N\n" +
 	"\x11resources_changed\x18\x02 \x01(\v2\x1f.toolgate.plugin.v1.ListChangedH\x00R\x10resourcesChanged\x12J\n" +
 	"\x0fprompts_changed\x18\x03 \x01(\v2\x1f.toolgate.plugin.v1.ListChangedH\x00R\x0epromptsChanged\x12P\n" +
 	"\x10resource_updated\x18\x04 \x01(\v2#.toolgate.plugin.v1.ResourceUpdatedH\x00R\x0fresourceUpdated\x122\n" +
-	"\x03log\x18\x05 \x01(\v2\x1e.toolgate.plugin.v1.LogMessageH\x00R\x03logB\a\n" +
+	"\x03log\x18\x05 \x01(\v2\x1e.toolgate.plugin.v1.LogMessageH\x00R\x03log\x12;\n" +
+	"\vtask_status\x18\x10 \x01(\v2\x18.toolgate.plugin.v1.TaskH\x00R\n" +
+	"taskStatusB\a\n" +
 	"\x05event\"\r\n" +
 	"\vListChanged\"#\n" +
 	"\x0fResourceUpdated\x12\x10\n" +
@@ -3769,52 +3788,53 @@ var file_toolgate_plugin_v1_plugin_proto_depIdxs = []int32{
 	45, // 27: toolgate.plugin.v1.WatchEvent.prompts_changed:type_name -> toolgate.plugin.v1.ListChanged
 	46, // 28: toolgate.plugin.v1.WatchEvent.resource_updated:type_name -> toolgate.plugin.v1.ResourceUpdated
 	19, // 29: toolgate.plugin.v1.WatchEvent.log:type_name -> toolgate.plugin.v1.LogMessage
-	15, // 30: toolgate.plugin.v1.CreateTaskRequest.call:type_name -> toolgate.plugin.v1.CallToolRequest
-	54, // 31: toolgate.plugin.v1.TaskResponse.task:type_name -> toolgate.plugin.v1.Task
-	54, // 32: toolgate.plugin.v1.ListTasksResponse.tasks:type_name -> toolgate.plugin.v1.Task
-	5,  // 33: toolgate.plugin.v1.Plugin.GetInfo:input_type -> toolgate.plugin.v1.GetInfoRequest
-	8,  // 34: toolgate.plugin.v1.Plugin.Configure:input_type -> toolgate.plugin.v1.ConfigureRequest
-	11, // 35: toolgate.plugin.v1.Plugin.ListTools:input_type -> toolgate.plugin.v1.ListToolsRequest
-	15, // 36: toolgate.plugin.v1.Plugin.CallTool:input_type -> toolgate.plugin.v1.CallToolRequest
-	30, // 37: toolgate.plugin.v1.Plugin.ListResources:input_type -> toolgate.plugin.v1.ListResourcesRequest
-	32, // 38: toolgate.plugin.v1.Plugin.ListResourceTemplates:input_type -> toolgate.plugin.v1.ListResourceTemplatesRequest
-	34, // 39: toolgate.plugin.v1.Plugin.ReadResource:input_type -> toolgate.plugin.v1.ReadResourceRequest
-	38, // 40: toolgate.plugin.v1.Plugin.ListPrompts:input_type -> toolgate.plugin.v1.ListPromptsRequest
-	40, // 41: toolgate.plugin.v1.Plugin.GetPrompt:input_type -> toolgate.plugin.v1.GetPromptRequest
-	43, // 42: toolgate.plugin.v1.Plugin.Watch:input_type -> toolgate.plugin.v1.WatchRequest
-	47, // 43: toolgate.plugin.v1.Plugin.Health:input_type -> toolgate.plugin.v1.HealthRequest
-	49, // 44: toolgate.plugin.v1.Plugin.Stop:input_type -> toolgate.plugin.v1.StopRequest
-	3,  // 45: toolgate.plugin.v1.Plugin.RootsChanged:input_type -> toolgate.plugin.v1.RootsChangedRequest
-	51, // 46: toolgate.plugin.v1.Plugin.CreateTask:input_type -> toolgate.plugin.v1.CreateTaskRequest
-	52, // 47: toolgate.plugin.v1.Plugin.GetTask:input_type -> toolgate.plugin.v1.TaskRequest
-	52, // 48: toolgate.plugin.v1.Plugin.TaskResult:input_type -> toolgate.plugin.v1.TaskRequest
-	55, // 49: toolgate.plugin.v1.Plugin.ListTasks:input_type -> toolgate.plugin.v1.ListTasksRequest
-	52, // 50: toolgate.plugin.v1.Plugin.CancelTask:input_type -> toolgate.plugin.v1.TaskRequest
-	0,  // 51: toolgate.plugin.v1.ClientCallbacks.Request:input_type -> toolgate.plugin.v1.ClientRequest
-	6,  // 52: toolgate.plugin.v1.Plugin.GetInfo:output_type -> toolgate.plugin.v1.GetInfoResponse
-	9,  // 53: toolgate.plugin.v1.Plugin.Configure:output_type -> toolgate.plugin.v1.ConfigureResponse
-	12, // 54: toolgate.plugin.v1.Plugin.ListTools:output_type -> toolgate.plugin.v1.ListToolsResponse
-	16, // 55: toolgate.plugin.v1.Plugin.CallTool:output_type -> toolgate.plugin.v1.CallToolEvent
-	31, // 56: toolgate.plugin.v1.Plugin.ListResources:output_type -> toolgate.plugin.v1.ListResourcesResponse
-	33, // 57: toolgate.plugin.v1.Plugin.ListResourceTemplates:output_type -> toolgate.plugin.v1.ListResourceTemplatesResponse
-	35, // 58: toolgate.plugin.v1.Plugin.ReadResource:output_type -> toolgate.plugin.v1.ReadResourceResponse
-	39, // 59: toolgate.plugin.v1.Plugin.ListPrompts:output_type -> toolgate.plugin.v1.ListPromptsResponse
-	41, // 60: toolgate.plugin.v1.Plugin.GetPrompt:output_type -> toolgate.plugin.v1.GetPromptResponse
-	44, // 61: toolgate.plugin.v1.Plugin.Watch:output_type -> toolgate.plugin.v1.WatchEvent
-	48, // 62: toolgate.plugin.v1.Plugin.Health:output_type -> toolgate.plugin.v1.HealthResponse
-	50, // 63: toolgate.plugin.v1.Plugin.Stop:output_type -> toolgate.plugin.v1.StopResponse
-	4,  // 64: toolgate.plugin.v1.Plugin.RootsChanged:output_type -> toolgate.plugin.v1.RootsChangedResponse
-	53, // 65: toolgate.plugin.v1.Plugin.CreateTask:output_type -> toolgate.plugin.v1.TaskResponse
-	53, // 66: toolgate.plugin.v1.Plugin.GetTask:output_type -> toolgate.plugin.v1.TaskResponse
-	20, // 67: toolgate.plugin.v1.Plugin.TaskResult:output_type -> toolgate.plugin.v1.CallToolResult
-	56, // 68: toolgate.plugin.v1.Plugin.ListTasks:output_type -> toolgate.plugin.v1.ListTasksResponse
-	53, // 69: toolgate.plugin.v1.Plugin.CancelTask:output_type -> toolgate.plugin.v1.TaskResponse
-	1,  // 70: toolgate.plugin.v1.ClientCallbacks.Request:output_type -> toolgate.plugin.v1.ClientResponse
-	52, // [52:71] is the sub-list for method output_type
-	33, // [33:52] is the sub-list for method input_type
-	33, // [33:33] is the sub-list for extension type_name
-	33, // [33:33] is the sub-list for extension extendee
-	0,  // [0:33] is the sub-list for field type_name
+	54, // 30: toolgate.plugin.v1.WatchEvent.task_status:type_name -> toolgate.plugin.v1.Task
+	15, // 31: toolgate.plugin.v1.CreateTaskRequest.call:type_name -> toolgate.plugin.v1.CallToolRequest
+	54, // 32: toolgate.plugin.v1.TaskResponse.task:type_name -> toolgate.plugin.v1.Task
+	54, // 33: toolgate.plugin.v1.ListTasksResponse.tasks:type_name -> toolgate.plugin.v1.Task
+	5,  // 34: toolgate.plugin.v1.Plugin.GetInfo:input_type -> toolgate.plugin.v1.GetInfoRequest
+	8,  // 35: toolgate.plugin.v1.Plugin.Configure:input_type -> toolgate.plugin.v1.ConfigureRequest
+	11, // 36: toolgate.plugin.v1.Plugin.ListTools:input_type -> toolgate.plugin.v1.ListToolsRequest
+	15, // 37: toolgate.plugin.v1.Plugin.CallTool:input_type -> toolgate.plugin.v1.CallToolRequest
+	30, // 38: toolgate.plugin.v1.Plugin.ListResources:input_type -> toolgate.plugin.v1.ListResourcesRequest
+	32, // 39: toolgate.plugin.v1.Plugin.ListResourceTemplates:input_type -> toolgate.plugin.v1.ListResourceTemplatesRequest
+	34, // 40: toolgate.plugin.v1.Plugin.ReadResource:input_type -> toolgate.plugin.v1.ReadResourceRequest
+	38, // 41: toolgate.plugin.v1.Plugin.ListPrompts:input_type -> toolgate.plugin.v1.ListPromptsRequest
+	40, // 42: toolgate.plugin.v1.Plugin.GetPrompt:input_type -> toolgate.plugin.v1.GetPromptRequest
+	43, // 43: toolgate.plugin.v1.Plugin.Watch:input_type -> toolgate.plugin.v1.WatchRequest
+	47, // 44: toolgate.plugin.v1.Plugin.Health:input_type -> toolgate.plugin.v1.HealthRequest
+	49, // 45: toolgate.plugin.v1.Plugin.Stop:input_type -> toolgate.plugin.v1.StopRequest
+	3,  // 46: toolgate.plugin.v1.Plugin.RootsChanged:input_type -> toolgate.plugin.v1.RootsChangedRequest
+	51, // 47: toolgate.plugin.v1.Plugin.CreateTask:input_type -> toolgate.plugin.v1.CreateTaskRequest
+	52, // 48: toolgate.plugin.v1.Plugin.GetTask:input_type -> toolgate.plugin.v1.TaskRequest
+	52, // 49: toolgate.plugin.v1.Plugin.TaskResult:input_type -> toolgate.plugin.v1.TaskRequest
+	55, // 50: toolgate.plugin.v1.Plugin.ListTasks:input_type -> toolgate.plugin.v1.ListTasksRequest
+	52, // 51: toolgate.plugin.v1.Plugin.CancelTask:input_type -> toolgate.plugin.v1.TaskRequest
+	0,  // 52: toolgate.plugin.v1.ClientCallbacks.Request:input_type -> toolgate.plugin.v1.ClientRequest
+	6,  // 53: toolgate.plugin.v1.Plugin.GetInfo:output_type -> toolgate.plugin.v1.GetInfoResponse
+	9,  // 54: toolgate.plugin.v1.Plugin.Configure:output_type -> toolgate.plugin.v1.ConfigureResponse
+	12, // 55: toolgate.plugin.v1.Plugin.ListTools:output_type -> toolgate.plugin.v1.ListToolsResponse
+	16, // 56: toolgate.plugin.v1.Plugin.CallTool:output_type -> toolgate.plugin.v1.CallToolEvent
+	31, // 57: toolgate.plugin.v1.Plugin.ListResources:output_type -> toolgate.plugin.v1.ListResourcesResponse
+	33, // 58: toolgate.plugin.v1.Plugin.ListResourceTemplates:output_type -> toolgate.plugin.v1.ListResourceTemplatesResponse
+	35, // 59: toolgate.plugin.v1.Plugin.ReadResource:output_type -> toolgate.plugin.v1.ReadResourceResponse
+	39, // 60: toolgate.plugin.v1.Plugin.ListPrompts:output_type -> toolgate.plugin.v1.ListPromptsResponse
+	41, // 61: toolgate.plugin.v1.Plugin.GetPrompt:output_type -> toolgate.plugin.v1.GetPromptResponse
+	44, // 62: toolgate.plugin.v1.Plugin.Watch:output_type -> toolgate.plugin.v1.WatchEvent
+	48, // 63: toolgate.plugin.v1.Plugin.Health:output_type -> toolgate.plugin.v1.HealthResponse
+	50, // 64: toolgate.plugin.v1.Plugin.Stop:output_type -> toolgate.plugin.v1.StopResponse
+	4,  // 65: toolgate.plugin.v1.Plugin.RootsChanged:output_type -> toolgate.plugin.v1.RootsChangedResponse
+	53, // 66: toolgate.plugin.v1.Plugin.CreateTask:output_type -> toolgate.plugin.v1.TaskResponse
+	53, // 67: toolgate.plugin.v1.Plugin.GetTask:output_type -> toolgate.plugin.v1.TaskResponse
+	20, // 68: toolgate.plugin.v1.Plugin.TaskResult:output_type -> toolgate.plugin.v1.CallToolResult
+	56, // 69: toolgate.plugin.v1.Plugin.ListTasks:output_type -> toolgate.plugin.v1.ListTasksResponse
+	53, // 70: toolgate.plugin.v1.Plugin.CancelTask:output_type -> toolgate.plugin.v1.TaskResponse
+	1,  // 71: toolgate.plugin.v1.ClientCallbacks.Request:output_type -> toolgate.plugin.v1.ClientResponse
+	53, // [53:72] is the sub-list for method output_type
+	34, // [34:53] is the sub-list for method input_type
+	34, // [34:34] is the sub-list for extension type_name
+	34, // [34:34] is the sub-list for extension extendee
+	0,  // [0:34] is the sub-list for field type_name
 }
 
 func init() { file_toolgate_plugin_v1_plugin_proto_init() }
@@ -3846,6 +3866,7 @@ func file_toolgate_plugin_v1_plugin_proto_init() {
 		(*WatchEvent_PromptsChanged)(nil),
 		(*WatchEvent_ResourceUpdated)(nil),
 		(*WatchEvent_Log)(nil),
+		(*WatchEvent_TaskStatus)(nil),
 	}
 	file_toolgate_plugin_v1_plugin_proto_msgTypes[51].OneofWrappers = []any{}
 	file_toolgate_plugin_v1_plugin_proto_msgTypes[54].OneofWrappers = []any{}
