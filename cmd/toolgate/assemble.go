@@ -125,6 +125,8 @@ func assemble(ctx context.Context, cfg *config.Config, topts telemetry.Options, 
 				front.NotifyPluginLog(plugin, e.Log.Level, data)
 			case protov1.EventResourceUpdated:
 				front.ResourceUpdated(e.URI)
+			case protov1.EventTaskStatus:
+				front.TaskStatus(plugin, *e.Task)
 			}
 		},
 	})

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
-	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -40,78 +38,6 @@ type TaskRunner interface {
 
 const codeInvalidParams = -32602
 
-// taskIndex remembers the tasks this process created, by the id clients
-// see, so tasks/list can answer a principal with theirs. Routing never
-// needs it: any replica with the key serves get, result and cancel.
-type taskIndex struct {
-	mu    sync.Mutex
-	tasks map[string]indexedTask
-}
-
-type indexedTask struct {
-	owner   Principal
-	ref     taskRef
-	expires time.Time // zero: no ttl
-}
-
-// maxIndexedTasks bounds the index, so a client cannot grow it without end.
-const maxIndexedTasks = 10000
-
-func (ix *taskIndex) add(id string, t indexedTask) {
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
-	if ix.tasks == nil {
-		ix.tasks = map[string]indexedTask{}
-	}
-	if len(ix.tasks) >= maxIndexedTasks {
-		ix.evict(time.Now())
-	}
-	ix.tasks[id] = t
-}
-
-// evict drops the expired tasks, and if none had expired, the one that
-// expires first.
-func (ix *taskIndex) evict(now time.Time) {
-	first := ""
-	for id, t := range ix.tasks {
-		if !t.expires.IsZero() && now.After(t.expires) {
-			delete(ix.tasks, id)
-			continue
-		}
-		if first == "" || t.expires.Before(ix.tasks[first].expires) {
-			first = id
-		}
-	}
-	if len(ix.tasks) >= maxIndexedTasks {
-		delete(ix.tasks, first)
-	}
-}
-
-func (ix *taskIndex) drop(id string) {
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
-	delete(ix.tasks, id)
-}
-
-// of returns who's tasks that have not expired, by id.
-func (ix *taskIndex) of(who Principal) []string {
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
-	now := time.Now()
-	var ids []string
-	for id, t := range ix.tasks {
-		if !t.expires.IsZero() && now.After(t.expires) {
-			delete(ix.tasks, id)
-			continue
-		}
-		if t.owner == who {
-			ids = append(ids, id)
-		}
-	}
-	sort.Strings(ids)
-	return ids
-}
-
 // serveTask answers the task requests; ok is false for any other request.
 func (s *Server) serveTask(ctx context.Context, se *session, env *envelope) (resp rpcResponse, ok bool) {
 	tasks := s.opts.Tasks
@@ -124,7 +50,7 @@ func (s *Server) serveTask(ctx context.Context, se *session, env *envelope) (res
 		if env.params.Name != tasks.Tool || !present(env.params.Task) {
 			return rpcResponse{}, false
 		}
-		return s.startTask(ctx, who, env), true
+		return s.startTask(ctx, se, env), true
 	case mcp.MethodTasksList:
 		return s.listTasks(ctx, who, env.ID), true
 	case mcp.MethodTasksGet, mcp.MethodTasksResult, mcp.MethodTasksCancel:
@@ -164,7 +90,8 @@ func (s *Server) serveTask(ctx context.Context, se *session, env *envelope) (res
 	return rpcResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: env.ID, Result: result}, true
 }
 
-func (s *Server) startTask(ctx context.Context, who Principal, env *envelope) rpcResponse {
+func (s *Server) startTask(ctx context.Context, se *session, env *envelope) rpcResponse {
+	who := se.owner
 	var tp struct {
 		TTL *int64 `json:"ttl"`
 	}
@@ -181,12 +108,33 @@ func (s *Server) startTask(ctx context.Context, who Principal, env *envelope) rp
 	ref := taskRef{Plugin: plugin, ID: t.ID}
 	id := s.encodeTaskID(who, ref)
 	entry := indexedTask{owner: who, ref: ref}
+	if !se.perRequest {
+		entry.session = se.id
+	}
 	if t.TTLMs != nil {
 		entry.expires = time.Now().Add(time.Duration(*t.TTLMs) * time.Millisecond)
 	}
 	s.taskIndex.add(id, entry)
 	s.log.Debug("task created", "plugin", plugin, "task", t.ID)
 	return rpcResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: env.ID, Result: map[string]any{"task": taskJSON(id, t)}}
+}
+
+// TaskStatus sends notifications/tasks/status of a plugin's task to the
+// session that created it, under the id that session knows. A task of
+// another process, or of a 2026-07-28 request (which has no session to
+// hear it), is polled instead.
+func (s *Server) TaskStatus(plugin string, t protov1.Task) {
+	id, entry, ok := s.taskIndex.find(taskRef{Plugin: plugin, ID: t.ID})
+	if !ok || entry.session == "" {
+		return
+	}
+	v, ok := s.sessions.Load(entry.session)
+	if !ok {
+		return
+	}
+	if se := v.(*session); se.owner == entry.owner {
+		se.push(notification(mcp.MethodNotificationTasksStatus, taskJSON(id, t)))
+	}
 }
 
 // listTasks answers with the caller's tasks this process created that

@@ -33,6 +33,8 @@ type mcpClient struct {
 	nextID  int
 	pending map[int]*pendingCall
 	gone    chan struct{} // closed when the client's stdout ends
+	// notices are the session's notifications/tasks/status, in order.
+	notices []json.RawMessage
 
 	closeOnce sync.Once
 }
@@ -228,11 +230,15 @@ func (c *mcpClient) read(stdout io.Reader, ready chan<- error) {
 			Result   json.RawMessage `json:"result"`
 			Error    *rpcError       `json:"error"`
 			Progress *progress       `json:"progress"`
+			Notice   json.RawMessage `json:"notice"`
 		}
 		if err := json.Unmarshal(sc.Bytes(), &msg); err != nil {
 			continue
 		}
 		c.mu.Lock()
+		if msg.Notice != nil {
+			c.notices = append(c.notices, msg.Notice)
+		}
 		p := c.pending[msg.ID]
 		switch {
 		case p == nil:

@@ -63,6 +63,15 @@ func TestTasksThroughCallTool(t *testing.T) {
 		t.Fatalf("tasks/get of the finished task: %+v, %v", got, err)
 	}
 
+	// The server's status notices reached the session that made the task,
+	// under the gateway's id, and no other.
+	requireStatusNotice(t, alice, done, "completed")
+	bob.mu.Lock()
+	if len(bob.notices) != 0 {
+		t.Errorf("bob heard of alice's tasks: %s", bob.notices)
+	}
+	bob.mu.Unlock()
+
 	// A second task, cancelled while it runs.
 	raw, err = alice.send("create_task", "call_tool", map[string]any{
 		"name": researchTool, "arguments": map[string]any{"topic": "cancellation"},
@@ -144,5 +153,29 @@ func requireTaskError(t *testing.T, err error, want string) {
 	var re *rpcError
 	if !errors.As(err, &re) || re.Code != -32602 || !strings.Contains(re.Message, want) {
 		t.Fatalf("want error -32602 containing %q, got %v", want, err)
+	}
+}
+
+// requireStatusNotice waits for c to have heard that task id reached status.
+func requireStatusNotice(t *testing.T, c *mcpClient, id, status string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		c.mu.Lock()
+		heard := append([]json.RawMessage(nil), c.notices...)
+		c.mu.Unlock()
+		for _, raw := range heard {
+			var n struct {
+				Method string   `json:"method"`
+				Params taskInfo `json:"params"`
+			}
+			if json.Unmarshal(raw, &n) == nil && n.Method == "notifications/tasks/status" && n.Params.TaskID == id && n.Params.Status == status {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no notifications/tasks/status of %q with status %q; heard %s", id, status, heard)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }

@@ -16,7 +16,8 @@
 //   {"id":5,"op":"create_task","name":"call_tool","arguments":{...}}  answers the CreateTaskResult
 //   {"id":6,"op":"get_task"|"task_result"|"cancel_task","name":TASK_ID}   {"id":7,"op":"list_tasks"}
 // Answers: {"id":1,"result":{...}} or {"id":1,"error":{"code":-32602,"message":"..."}};
-// progress notifications of a call arrive as {"id":2,"progress":{...}} while it runs.
+// progress notifications of a call arrive as {"id":2,"progress":{...}} while it runs;
+// notifications/tasks/status as {"notice":{"method":...,"params":{...}}}.
 // The first line written is {"ready":true,"pid":N} once the session is initialised
 // (pid: the server process over stdio, 0 over HTTP).
 //
@@ -33,7 +34,7 @@ if (!sdkDir) {
 }
 const load = (p) => import(pathToFileURL(join(sdkDir, "dist/esm", p)).href);
 const { Client } = await load("client/index.js");
-const { CallToolResultSchema, CreateTaskResultSchema } = await load("types.js");
+const { CallToolResultSchema, CreateTaskResultSchema, TaskStatusNotificationSchema } = await load("types.js");
 
 const [mode, ...rest] = process.argv.slice(2);
 let transport;
@@ -53,6 +54,8 @@ if (mode === "http") {
 const write = (obj) => process.stdout.write(JSON.stringify(obj) + "\n");
 
 const client = new Client({ name: "toolgate-e2e", version: "1.0.0" }, { capabilities: {} });
+// Task status notifications are written as {"notice":{method, params}}.
+client.setNotificationHandler(TaskStatusNotificationSchema, (n) => write({ notice: n }));
 try {
   await client.connect(transport);
 } catch (err) {
