@@ -22,10 +22,11 @@ const researchTool = "x_everything_simulate-research-query"
 // call_tool as an MCP task, with the official TypeScript SDK's experimental
 // tasks client over HTTP: the task is created, polled to its end and its
 // result fetched; another task is listed and cancelled; a second principal
-// cannot see either, and unknown ids are refused by name.
+// cannot see either, and unknown ids are refused by name, as are tasks of
+// an SDK plugin that runs none.
 func TestTasksThroughCallTool(t *testing.T) {
 	g := startGateway(t, setup{
-		Plugins: everythingPlugin(t, "everything", true),
+		Plugins: everythingPlugin(t, "everything", true) + pathPlugin("hello", bins.hello, true),
 		Listen:  `tokens = ["alice-secret", "bob-secret"]`,
 	})
 	alice := connectHTTPAs(t, g.URL, "alice-secret")
@@ -115,6 +116,20 @@ func TestTasksThroughCallTool(t *testing.T) {
 	for _, id := range []string{"no-such-task", "tg1.ZXZlcnl0aGluZw.eA.AAAA", altered} {
 		_, err := taskOp(ctx, alice, "get_task", id)
 		requireTaskError(t, err, "unknown task \""+id+"\"")
+	}
+	// A tool whose plugin does not run tasks, a core tool and an unknown tool
+	// are refused with what is at fault.
+	for _, c := range []struct {
+		args map[string]any
+		want string
+	}{
+		{map[string]any{"name": "x_hello_greet", "arguments": map[string]any{"name": "Ada"}}, `plugin "hello" does not run tasks`},
+		{map[string]any{"name": "core_plugin_list"}, "core_plugin_list is a core tool and does not run as a task"},
+		{map[string]any{"name": "x_nowhere_nothing"}, `unknown tool "x_nowhere_nothing"`},
+		{map[string]any{"name": researchTool, "arguments": map[string]any{}}, "topic"},
+	} {
+		_, err := alice.send("create_task", "call_tool", c.args, 20*time.Second).wait(ctx)
+		requireTaskError(t, err, c.want)
 	}
 	g.requireAlive()
 }
