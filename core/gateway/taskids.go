@@ -50,7 +50,8 @@ func (s *Server) decodeTaskID(who Principal, id string) (ref taskRef, ok bool) {
 	if len(parts) != 3 {
 		return taskRef{}, false
 	}
-	enc := base64.RawURLEncoding
+	// Strict: one id per task, so ids compare as strings (tasks/list).
+	enc := base64.RawURLEncoding.Strict()
 	plugin, err1 := enc.DecodeString(parts[0])
 	backendID, err2 := enc.DecodeString(parts[1])
 	mac, err3 := enc.DecodeString(parts[2])
