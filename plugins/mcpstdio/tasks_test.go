@@ -3,6 +3,7 @@ package mcpstdio_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -22,6 +23,13 @@ func TestEverythingTasks(t *testing.T) {
 	info, err := h.host.GetInfo(ctx)
 	if err != nil || !info.Capabilities.Tasks {
 		t.Fatalf("GetInfo: tasks capability not declared: %+v, %v", info, err)
+	}
+	// server-everything registers its task tool after initialize.
+	if !waitFor(15*time.Second, func() bool {
+		tools, err := h.host.ListTools(ctx)
+		return err == nil && slices.Contains(toolNames(tools), "simulate-research-query")
+	}) {
+		t.Fatal("simulate-research-query never listed")
 	}
 	tr, ok := h.host.(protov1.TaskRunner)
 	if !ok {

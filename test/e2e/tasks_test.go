@@ -33,6 +33,8 @@ func TestTasksThroughCallTool(t *testing.T) {
 	bob := connectHTTPAs(t, g.URL, "bob-secret")
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
+	waitTool(ctx, t, alice, researchTool)
+	waitTool(ctx, t, alice, "x_hello_greet")
 
 	// The SDK's own flow: create, poll tasks/get until terminal, tasks/result.
 	raw, err := alice.send("call_task", "call_tool", map[string]any{
@@ -192,5 +194,22 @@ func requireStatusNotice(t *testing.T, c *mcpClient, id, status string) {
 			t.Fatalf("no notifications/tasks/status of %q with status %q; heard %s", id, status, heard)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// waitTool waits until the gateway knows tool: server-everything registers
+// its task tool only after initialize, and the catalog learns it then.
+func waitTool(ctx context.Context, t *testing.T, c *mcpClient, tool string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		r, err := c.call(ctx, "describe_tool", map[string]any{"name": tool})
+		if err == nil && !r.IsError {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the gateway did not learn %s in 30s: %v %+v", tool, err, r)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
