@@ -52,7 +52,7 @@ func (s *Server) serveTask(ctx context.Context, se *session, env *envelope) (res
 		}
 		return s.startTask(ctx, se, env), true
 	case mcp.MethodTasksList:
-		return s.listTasks(ctx, who, env.ID), true
+		return s.taskAnswer(env, s.listTasks(ctx, who)), true
 	case mcp.MethodTasksGet, mcp.MethodTasksResult, mcp.MethodTasksCancel:
 	default:
 		return rpcResponse{}, false
@@ -87,7 +87,7 @@ func (s *Server) serveTask(ctx context.Context, se *session, env *envelope) (res
 		}
 		return s.taskFailure(env, fmt.Sprintf("%s: task %q of plugin %q", env.Method, p.TaskID, ref.Plugin), err), true
 	}
-	return rpcResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: env.ID, Result: result}, true
+	return s.taskAnswer(env, result), true
 }
 
 func (s *Server) startTask(ctx context.Context, se *session, env *envelope) rpcResponse {
@@ -116,7 +116,7 @@ func (s *Server) startTask(ctx context.Context, se *session, env *envelope) rpcR
 	}
 	s.taskIndex.add(id, entry)
 	s.log.Debug("task created", "plugin", plugin, "task", t.ID)
-	return rpcResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: env.ID, Result: map[string]any{"task": taskJSON(id, t)}}
+	return s.taskAnswer(env, map[string]any{"task": taskJSON(id, t)})
 }
 
 // TaskStatus sends notifications/tasks/status of a plugin's task to the
@@ -139,7 +139,7 @@ func (s *Server) TaskStatus(plugin string, t protov1.Task) {
 
 // listTasks answers with the caller's tasks this process created that
 // their plugins still know.
-func (s *Server) listTasks(ctx context.Context, who Principal, reqID json.RawMessage) rpcResponse {
+func (s *Server) listTasks(ctx context.Context, who Principal) map[string]any {
 	out := []map[string]any{}
 	for _, id := range s.taskIndex.of(who) {
 		ref, ok := s.decodeTaskID(who, id)
@@ -156,7 +156,24 @@ func (s *Server) listTasks(ctx context.Context, who Principal, reqID json.RawMes
 		}
 		out = append(out, taskJSON(id, t))
 	}
-	return rpcResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: reqID, Result: map[string]any{"tasks": out}}
+	return map[string]any{"tasks": out}
+}
+
+// taskAnswer is a task request's answer; on 2026-07-28 it carries
+// resultType and the server's identity, as every result there does.
+func (s *Server) taskAnswer(env *envelope, result any) rpcResponse {
+	if env.modern() {
+		server := mcp.Implementation{Name: s.opts.Name, Version: s.opts.Version}
+		switch r := result.(type) {
+		case map[string]any:
+			r["resultType"] = mcp.ResultTypeComplete
+			r["_meta"] = map[string]any{mcp.MetaKeyServerInfo: server}
+		case *mcp.CallToolResult:
+			r.ResultType = mcp.ResultTypeComplete
+			r.Meta.AdditionalFields[mcp.MetaKeyServerInfo] = server
+		}
+	}
+	return rpcResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: env.ID, Result: result}
 }
 
 // taskResult is the task's tool result, tied to the task as MCP asks.

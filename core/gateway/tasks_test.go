@@ -104,6 +104,9 @@ func TestTasksRouteStatelessly(t *testing.T) {
 	if status != http.StatusOK || len(msgs) != 1 || json.Unmarshal(msgs[0].Result, &created) != nil || created.Task.Status != "working" || created.Task.TTL != 5000 {
 		t.Fatalf("task-augmented call: %d %+v", status, msgs)
 	}
+	if !strings.Contains(string(msgs[0].Result), `"resultType":"complete"`) {
+		t.Errorf("a 2026-07-28 CreateTaskResult without resultType: %s", msgs[0].Result)
+	}
 	id := created.Task.TaskID
 	params := fmt.Sprintf(`"taskId":%q`, id)
 
@@ -112,6 +115,7 @@ func TestTasksRouteStatelessly(t *testing.T) {
 	}{
 		{"get on the other replica", b.URL, "t0", "tasks/get", `"status":"working"`},
 		{"result", b.URL, "t0", "tasks/result", `"done t1"`},
+		{"result type", b.URL, "t0", "tasks/result", `"resultType":"complete"`},
 		{"cancel", a.URL, "t0", "tasks/cancel", `"status":"cancelled"`},
 		{"another principal", b.URL, "t1", "tasks/get", `unknown task`},
 		{"another key", stranger.URL, "t0", "tasks/get", `unknown task`},
