@@ -45,6 +45,8 @@ func (s *Server) serveTask(ctx context.Context, se *session, env *envelope) (res
 		return rpcResponse{}, false
 	}
 	who := se.owner
+	// Audit lines and traces name who runs a task as they do for a call.
+	ctx = withCaller(ctx, Caller{Principal: who, Session: se.callerSession()})
 	switch mcp.MCPMethod(env.Method) {
 	case mcp.MethodToolsCall:
 		if env.params.Name != tasks.Tool || !present(env.params.Task) {

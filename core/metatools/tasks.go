@@ -3,6 +3,7 @@ package metatools
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 
 	"github.com/toolgate/toolgate/sdk/protov1"
@@ -20,11 +21,25 @@ func (h *Handlers) Tasks() Tasks { return Tasks{h: h} }
 
 // StartTask checks call_tool's arguments as a call would, then asks the
 // tool's plugin to run the call as a task. Core tools do not run as tasks.
-func (t Tasks) StartTask(ctx context.Context, raw json.RawMessage, ttlMs *int64) (string, protov1.Task, error) {
+// The Observer hears of it as of a call, which ends when the task is made.
+func (t Tasks) StartTask(ctx context.Context, raw json.RawMessage, ttlMs *int64) (plugin string, task protov1.Task, err error) {
+	_, err = t.h.observe(ctx, raw, nil, func(ctx context.Context, raw json.RawMessage, _ protov1.CallEvents, rec *CallRecord) (*protov1.Result, error) {
+		var err error
+		plugin, task, err = t.start(ctx, raw, ttlMs, rec)
+		if err != nil {
+			return nil, err
+		}
+		return &protov1.Result{Content: []protov1.Content{{Kind: protov1.KindText, Text: fmt.Sprintf("task %q of plugin %q created", task.ID, plugin)}}}, nil
+	})
+	return plugin, task, err
+}
+
+func (t Tasks) start(ctx context.Context, raw json.RawMessage, ttlMs *int64, rec *CallRecord) (string, protov1.Task, error) {
 	var in callArgs
 	if err := decode("call_tool", raw, &in); err != nil {
 		return "", protov1.Task{}, protov1.InvalidArgumentf("%v", err)
 	}
+	rec.Name, rec.ArgumentBytes = in.Name, len(in.Arguments)
 	if in.Name == "" {
 		return "", protov1.Task{}, protov1.InvalidArgumentf("call_tool: argument \"name\" is required (the tool to run as a task)")
 	}
@@ -38,6 +53,7 @@ func (t Tasks) StartTask(ctx context.Context, raw json.RawMessage, ttlMs *int64)
 	if !ok {
 		return "", protov1.Task{}, protov1.InvalidArgumentf("%s", t.h.unknownTool(in.Name).Content[0].Text)
 	}
+	rec.Tool, rec.Plugin = tool.ID, tool.Plugin
 	if err := tool.ValidateArguments(in.Arguments); err != nil {
 		return "", protov1.Task{}, protov1.InvalidArgumentf("%v\nexpected arguments (input schema of %s): %s", err, tool.ID, compact(tool.Def.InputSchema))
 	}
