@@ -245,6 +245,6 @@ func (p *Plugin) end() {
 func (p *Plugin) String() string { return p.name + "[" + strconv.Itoa(p.Pid()) + "]" }
 
 // Tasks runs tool calls as MCP tasks in the plugin. A plugin that did not
-// declare the tasks capability (or predates protocol minor 3) answers every
+// declare the tasks capability (or predates protocol minor 4) answers every
 // request with an error that wraps ErrUnsupported.
 func (p *Plugin) Tasks() protov1.TaskRunner { return p.wire }

@@ -4,7 +4,7 @@ import "context"
 
 // MinorTasks is the first minor whose plugins run tool calls as MCP tasks;
 // the host asks an older plugin for none, whatever its capabilities claim.
-const MinorTasks = 3
+const MinorTasks = 4
 
 // Task is the state of a tool call run as an MCP task. ID is the plugin's
 // own; the host namespaces it before a client sees it.

@@ -8,8 +8,9 @@ import "encoding/json"
 //   - 1: the config schema in Info.
 //   - 2: client callbacks: a call's Peer reaches the plugin over go-plugin's
 //     broker, and RootsChanged tells the plugin its clients' roots changed.
-//   - 3: MCP tasks: CreateTask, GetTask, TaskResult, ListTasks, CancelTask.
-const ProtocolMinor = 3
+//   - 4: MCP tasks: CreateTask, GetTask, TaskResult, ListTasks, CancelTask,
+//     and task status on Watch.
+const ProtocolMinor = 4
 
 // MinorClientCallbacks is the first minor whose plugins ask a call's client
 // through the host; the host offers an older plugin no client, whatever its
@@ -234,7 +235,7 @@ const (
 	EventPromptsChanged
 	EventResourceUpdated
 	EventLog
-	// EventTaskStatus: a task the plugin runs changed state (minor 3).
+	// EventTaskStatus: a task the plugin runs changed state (minor 4).
 	EventTaskStatus
 )
 

@@ -434,8 +434,8 @@ type Capabilities struct {
 	Progress bool `protobuf:"varint,5,opt,name=progress,proto3" json:"progress,omitempty"`
 	// The plugin may call back into the host (sampling, elicitation, roots).
 	ClientCallbacks bool `protobuf:"varint,6,opt,name=client_callbacks,json=clientCallbacks,proto3" json:"client_callbacks,omitempty"`
-	// The plugin runs tool calls as MCP tasks (minor 3).
-	Tasks         bool `protobuf:"varint,7,opt,name=tasks,proto3" json:"tasks,omitempty"`
+	// The plugin runs tool calls as MCP tasks (minor 4).
+	Tasks         bool `protobuf:"varint,9,opt,name=tasks,proto3" json:"tasks,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2865,7 +2865,7 @@ type WatchEvent_Log struct {
 }
 
 type WatchEvent_TaskStatus struct {
-	// A task the plugin runs changed state (minor 3).
+	// A task the plugin runs changed state (minor 4).
 	TaskStatus *Task `protobuf:"bytes,16,opt,name=task_status,json=taskStatus,proto3,oneof"`
 }
 
@@ -3464,7 +3464,7 @@ const file_toolgate_plugin_v1_plugin_proto_rawDesc = "" +
 	"\x05watch\x18\x04 \x01(\bR\x05watch\x12\x1a\n" +
 	"\bprogress\x18\x05 \x01(\bR\bprogress\x12)\n" +
 	"\x10client_callbacks\x18\x06 \x01(\bR\x0fclientCallbacks\x12\x14\n" +
-	"\x05tasks\x18\a \x01(\bR\x05tasks\"3\n" +
+	"\x05tasks\x18\t \x01(\bR\x05tasks\"3\n" +
 	"\x10ConfigureRequest\x12\x1f\n" +
 	"\vconfig_json\x18\x01 \x01(\fR\n" +
 	"configJson\"K\n" +

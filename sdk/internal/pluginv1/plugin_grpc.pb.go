@@ -75,7 +75,7 @@ type PluginClient interface {
 	// client's roots changed (MCP notifications/roots/list_changed). Added in
 	// protocol minor 2.
 	RootsChanged(ctx context.Context, in *RootsChangedRequest, opts ...grpc.CallOption) (*RootsChangedResponse, error)
-	// MCP tasks (minor 3, capability tasks): a tool call run as a task answers
+	// MCP tasks (minor 4, capability tasks): a tool call run as a task answers
 	// at once with the task; its state, outcome and cancellation are asked for
 	// by the task id the plugin chose. A plugin without the capability answers
 	// Unimplemented.
@@ -322,7 +322,7 @@ type PluginServer interface {
 	// client's roots changed (MCP notifications/roots/list_changed). Added in
 	// protocol minor 2.
 	RootsChanged(context.Context, *RootsChangedRequest) (*RootsChangedResponse, error)
-	// MCP tasks (minor 3, capability tasks): a tool call run as a task answers
+	// MCP tasks (minor 4, capability tasks): a tool call run as a task answers
 	// at once with the task; its state, outcome and cancellation are asked for
 	// by the task id the plugin chose. A plugin without the capability answers
 	// Unimplemented.
