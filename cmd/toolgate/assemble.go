@@ -128,6 +128,8 @@ func assemble(ctx context.Context, cfg *config.Config, topts telemetry.Options, 
 				front.NotifyPluginLog(plugin, e.Log.Level, data)
 			case protov1.EventResourceUpdated:
 				front.ResourceUpdated(e.URI)
+			case protov1.EventTaskStatus:
+				front.TaskStatus(plugin, *e.Task)
 			}
 		},
 		OnEvent: func(e supervisor.Event) {
@@ -190,6 +192,7 @@ func assemble(ctx context.Context, cfg *config.Config, topts telemetry.Options, 
 		Prompts:         nativePrompts(cfg, library),
 		PluginResources: nativeResources(cfg, library),
 		Completions:     nativeCompletions(cfg, pluginSpecs, library),
+		Tasks:           &gateway.Tasks{Tool: "call_tool", Runner: handlers.Tasks()},
 	})
 	if err != nil {
 		_ = tel.Close(ctx)

@@ -116,6 +116,9 @@ func (s *Server) dispatch(ctx context.Context, se *session, msg []byte, env *env
 		var done func()
 		ctx, done = s.track(ctx, se, env.ID)
 		defer done()
+		if r, ok := s.serveTask(ctx, se, env); ok {
+			return r
+		}
 	}
 	if env.isRequest() && se.perRequest && env.Method == string(mcp.MethodSubscriptionsListen) && rs != nil && rs.stream != nil {
 		var cancel context.CancelFunc

@@ -61,6 +61,8 @@ type requestParams struct {
 	Arguments      json.RawMessage            `json:"arguments"`
 	RequestState   string                     `json:"requestState"`
 	InputResponses map[string]json.RawMessage `json:"inputResponses"`
+	// Task asks for a tools/call to run as an MCP task (tasks.go).
+	Task json.RawMessage `json:"task"`
 }
 
 // callParams is a request's params as far as the transports need them; zero

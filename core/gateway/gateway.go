@@ -130,6 +130,9 @@ type Options struct {
 	// Completions, when set, serves completion/complete and declares the
 	// completions capability.
 	Completions Completer
+	// Tasks, when set, runs the calls of one tool as MCP tasks, and the
+	// gateway declares the tasks capability (tasks.go).
+	Tasks *Tasks
 }
 
 // OptionError is an Options value New cannot serve with.
@@ -169,6 +172,8 @@ type Server struct {
 	// session and id (see peer.go); askSeq numbers them.
 	asks   sync.Map
 	askSeq atomic.Uint64
+	// taskIndex lists the tasks this process created, for tasks/list.
+	taskIndex taskIndex
 
 	// probe answers /healthz and /readyz and counts requests being served.
 	probe probeState
@@ -243,6 +248,9 @@ func New(opts Options) (*Server, error) {
 	}
 	mcpOpts = append(mcpOpts, s.hooks())
 	mcpOpts = append(mcpOpts, s.nativeOptions()...)
+	if opts.Tasks != nil {
+		mcpOpts = append(mcpOpts, server.WithTaskCapabilities(true, true, true))
+	}
 	s.mcp = server.NewMCPServer(opts.Name, opts.Version, mcpOpts...)
 	if opts.RootsChanged != nil {
 		s.mcp.AddNotificationHandler(mcp.MethodNotificationRootsListChanged, func(ctx context.Context, _ mcp.JSONRPCNotification) {
@@ -257,6 +265,9 @@ func New(opts Options) (*Server, error) {
 	for i := range opts.Tools {
 		t := &opts.Tools[i]
 		def := toolDefinition(t)
+		if opts.Tasks != nil && opts.Tasks.Tool == t.Name {
+			def.Execution = &mcp.ToolExecution{TaskSupport: mcp.TaskSupportOptional}
+		}
 		if err := mcp.ValidateParamHeaderAnnotations(&def); err != nil {
 			return nil, &OptionError{Field: fmt.Sprintf("Tools[%d] (%s).InputSchema", i, t.Name), Problem: err.Error()}
 		}
@@ -328,6 +339,9 @@ func (s *Server) check() error {
 	}
 	if (s.opts.TLSCert == "") != (s.opts.TLSKey == "") {
 		return &OptionError{Field: "TLSCert/TLSKey", Problem: "set both or neither"}
+	}
+	if t := s.opts.Tasks; t != nil && (t.Runner == nil || !seen[t.Tool]) {
+		return &OptionError{Field: "Tasks", Problem: fmt.Sprintf("needs a Runner and the name of one of Tools; got tool %q", t.Tool)}
 	}
 	if err := checkVersions(s.opts.ProtocolVersions); err != nil {
 		return err

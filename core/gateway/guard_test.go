@@ -136,6 +136,8 @@ func TestNewRejectsBadOptions(t *testing.T) {
 		"only 2026-07-28":    func(o *Options) { o.ProtocolVersions = []string{"2026-07-28"} },
 		"short state key":    func(o *Options) { o.InputStateKey = []byte("short") },
 		"negative state ttl": func(o *Options) { o.InputStateTTL = -1 },
+		"tasks of no tool":   func(o *Options) { o.Tasks = &Tasks{Tool: "nowhere", Runner: noTasks{}} },
+		"tasks no runner":    func(o *Options) { o.Tasks = &Tasks{Tool: o.Tools[0].Name} },
 	} {
 		if _, err := buildFixture(mod); err == nil {
 			t.Errorf("%s: New succeeded", name)

@@ -229,7 +229,7 @@ func (s *Supervisor) tick(o *owner, pings chan<- pingResult) {
 		idle = s.policy.LearnIdle
 	}
 	if !s.spec.AutoStart && idle > 0 && s.inflight.Load() == 0 &&
-		time.Since(time.Unix(0, s.lastUsed.Load())) > idle {
+		time.Since(time.Unix(0, s.lastUsed.Load())) > idle && time.Now().UnixNano() > s.taskHold.Load() {
 		s.stopPlugin(o, "idle", "stopped while idle")
 		s.set(o, Lazy, fmt.Sprintf("idle for %s", idle), nil)
 		return

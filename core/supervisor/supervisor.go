@@ -66,11 +66,14 @@ type Supervisor struct {
 	hooks  Hooks
 	log    hclog.Logger
 
-	cmds      chan command
-	snap      atomic.Pointer[snapshot]
-	inflight  atomic.Int64
-	used      atomic.Uint64 // calls and requests ever made, so a learning start sees real use
-	lastUsed  atomic.Int64  // unix nanos
+	cmds     chan command
+	snap     atomic.Pointer[snapshot]
+	inflight atomic.Int64
+	used     atomic.Uint64 // calls and requests ever made, so a learning start sees real use
+	lastUsed atomic.Int64  // unix nanos
+	// taskHold is when the last task the plugin runs may be gone (unix
+	// nanos): an idle stop before then would end tasks clients still follow.
+	taskHold  atomic.Int64
 	done      chan struct{}
 	startTime func() time.Time
 }

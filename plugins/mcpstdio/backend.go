@@ -86,7 +86,7 @@ func (b *Backend) session() (*session, error) {
 // any MCP server may offer.
 func (b *Backend) GetInfo(context.Context) (protov1.Info, error) {
 	info := protov1.Info{Name: Name, Version: b.Version, ProtocolMinor: protov1.ProtocolMinor,
-		Capabilities: protov1.Capabilities{Tools: true, Watch: true, Progress: true, ClientCallbacks: true},
+		Capabilities: protov1.Capabilities{Tools: true, Watch: true, Progress: true, ClientCallbacks: true, Tasks: true},
 		ConfigSchema: configSchema}
 	if s, err := b.session(); err == nil {
 		caps := s.info.Capabilities
@@ -95,6 +95,7 @@ func (b *Backend) GetInfo(context.Context) (protov1.Info, error) {
 		info.Capabilities.Prompts = caps.Prompts != nil
 		info.Capabilities.Completions = caps.Completions != nil
 		info.Capabilities.ResourceSubscribe = caps.Resources != nil && caps.Resources.Subscribe
+		info.Capabilities.Tasks = serverRunsTasks(caps)
 	}
 	return info, nil
 }

@@ -163,6 +163,12 @@ func (s *session) onNotification(n mcp.JSONRPCNotification) {
 		if s.decodeParams(n, &u) {
 			s.emit(protov1.Event{Kind: protov1.EventResourceUpdated, URI: u.URI})
 		}
+	case mcp.MethodNotificationTasksStatus:
+		var w wireTask
+		if s.decodeParams(n, &w) && w.TaskID != "" {
+			t := w.task()
+			s.emit(protov1.Event{Kind: protov1.EventTaskStatus, Task: &t})
+		}
 	default:
 		s.log.Debug("mcp notification ignored", "method", n.Method)
 	}

@@ -50,8 +50,9 @@ func testEverythingLists(t *testing.T, h *harness) {
 		t.Fatal(err)
 	}
 	// 17 is what server-everything registers for a client that declares
-	// roots, sampling and elicitation but not tasks (13 without any); it
-	// registers them after initialize.
+	// roots, sampling and elicitation, and tasks with no task-augmented
+	// requests of its own (13 without any); it registers them after
+	// initialize.
 	if len(tools) != 17 {
 		t.Fatalf("got %d tools, want 17: %v", len(tools), toolNames(tools))
 	}

@@ -22,6 +22,9 @@ func clientCapabilities() mcp.ClientCapabilities {
 		Sampling:    &mcp.SamplingCapability{Tools: &struct{}{}},
 		Elicitation: &mcp.ElicitationCapability{Form: &struct{}{}, URL: &struct{}{}},
 	}
+	// Tasks the plugin runs for its host are listed and cancelled; it runs
+	// no requests of the server's as tasks (requests stays empty).
+	caps.Tasks = &mcp.TasksCapability{List: &struct{}{}, Cancel: &struct{}{}}
 	caps.Roots = &struct {
 		ListChanged bool `json:"listChanged,omitempty"`
 	}{ListChanged: true}

@@ -80,6 +80,12 @@ type Plugin struct {
 
 	// updates carries ResourceUpdated to the host's Watch streams.
 	updates updateHub
+
+	// Tasks lets clients run any of the plugin's tools as an MCP task: the
+	// call answers at once with a task, the handler runs on, and the client
+	// asks for its state and result later (tasks.go). Such a handler gets a
+	// Call with no client: it cannot report progress or ask for sampling.
+	Tasks bool
 }
 
 // Tool is one tool: its definition and the handler that runs it.
@@ -191,6 +197,9 @@ func (p *Plugin) Backend() (protov1.Backend, error) {
 	}
 	for i := range p.Prompts {
 		b.prompts[p.Prompts[i].Def.Name] = &p.Prompts[i]
+	}
+	if p.Tasks {
+		return &taskBackend{backend: b, tasks: map[string]*runningTask{}}, nil
 	}
 	return b, nil
 }

@@ -265,3 +265,8 @@ func (p *Plugin) SubscribeResource(ctx context.Context, uri string) error {
 func (p *Plugin) UnsubscribeResource(ctx context.Context, uri string) error {
 	return p.wire.UnsubscribeResource(ctx, uri)
 }
+
+// Tasks runs tool calls as MCP tasks in the plugin. A plugin that did not
+// declare the tasks capability (or predates protocol minor 4) answers every
+// request with an error that wraps ErrUnsupported.
+func (p *Plugin) Tasks() protov1.TaskRunner { return p.wire }

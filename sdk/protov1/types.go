@@ -10,7 +10,9 @@ import "encoding/json"
 //     broker, and RootsChanged tells the plugin its clients' roots changed.
 //   - 3: Complete, and resource subscriptions (SubscribeResource,
 //     UnsubscribeResource).
-const ProtocolMinor = 3
+//   - 4: MCP tasks: CreateTask, GetTask, TaskResult, ListTasks, CancelTask,
+//     and task status on Watch.
+const ProtocolMinor = 4
 
 // MinorClientCallbacks is the first minor whose plugins ask a call's client
 // through the host; the host offers an older plugin no client, whatever its
@@ -43,6 +45,8 @@ type Capabilities struct {
 	Completions bool
 	// ResourceSubscribe: the Backend is a ResourceSubscriber (minor 3).
 	ResourceSubscribe bool
+	// Tasks: the plugin runs tool calls as MCP tasks (TaskRunner).
+	Tasks bool
 }
 
 // Tool is a tool definition as MCP describes it, plus toolgate labels.
@@ -237,6 +241,8 @@ const (
 	EventPromptsChanged
 	EventResourceUpdated
 	EventLog
+	// EventTaskStatus: a task the plugin runs changed state (minor 4).
+	EventTaskStatus
 )
 
 // Event is a change notice or log line a plugin sends on Watch.
@@ -244,4 +250,5 @@ type Event struct {
 	Kind EventKind
 	URI  string      // EventResourceUpdated
 	Log  *LogMessage // EventLog
+	Task *Task       // EventTaskStatus
 }

@@ -33,6 +33,8 @@ type mcpClient struct {
 	nextID  int
 	pending map[int]*pendingCall
 	gone    chan struct{} // closed when the client's stdout ends
+	// notices are the session's notifications/tasks/status, in order.
+	notices []json.RawMessage
 
 	closeOnce sync.Once
 }
@@ -140,13 +142,31 @@ func connectStdio(t *testing.T, s setup) *mcpClient {
 	return startClient(t, "stdio", bins.toolgate, "serve", "--stdio", "--config", cfg)
 }
 
+// connectHTTPAs opens a session over streamable HTTP with a bearer token.
+func connectHTTPAs(t *testing.T, url, token string) *mcpClient {
+	t.Helper()
+	return startClientEnv(t, []string{"MCP_TOKEN=" + token}, "http", url)
+}
+
 func startClient(t *testing.T, args ...string) *mcpClient {
 	t.Helper()
-	return startScript(t, testdataScript(t, "client.mjs"), args...)
+	return startClientEnv(t, nil, args...)
+}
+
+// startClientEnv runs the client with env added to the test's environment.
+func startClientEnv(t *testing.T, env []string, args ...string) *mcpClient {
+	t.Helper()
+	return startScriptEnv(t, testdataScript(t, "client.mjs"), env, args...)
 }
 
 // startScript runs a client script that speaks client.mjs's line protocol.
 func startScript(t *testing.T, script string, args ...string) *mcpClient {
+	t.Helper()
+	return startScriptEnv(t, script, nil, args...)
+}
+
+// startScriptEnv runs such a script with env added to the test's environment.
+func startScriptEnv(t *testing.T, script string, env []string, args ...string) *mcpClient {
 	t.Helper()
 	node, err := exec.LookPath("node")
 	if err != nil {
@@ -155,6 +175,7 @@ func startScript(t *testing.T, script string, args ...string) *mcpClient {
 	c := &mcpClient{t: t, stderr: &logSink{}, pending: map[int]*pendingCall{}, gone: make(chan struct{})}
 	c.cmd = exec.Command(node, append([]string{script}, args...)...)
 	c.cmd.Env = append(os.Environ(), "MCP_SDK_DIR="+filepath.Join(testparts.NodeModules(t), "node_modules", "@modelcontextprotocol", "sdk"))
+	c.cmd.Env = append(c.cmd.Env, env...)
 	c.cmd.Stderr = c.stderr
 	c.cmd.WaitDelay = 2 * time.Second
 	c.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
@@ -222,11 +243,15 @@ func (c *mcpClient) read(stdout io.Reader, ready chan<- error) {
 			Result   json.RawMessage `json:"result"`
 			Error    *rpcError       `json:"error"`
 			Progress *progress       `json:"progress"`
+			Notice   json.RawMessage `json:"notice"`
 		}
 		if err := json.Unmarshal(sc.Bytes(), &msg); err != nil {
 			continue
 		}
 		c.mu.Lock()
+		if msg.Notice != nil {
+			c.notices = append(c.notices, msg.Notice)
+		}
 		p := c.pending[msg.ID]
 		switch {
 		case p == nil:

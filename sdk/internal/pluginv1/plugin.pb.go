@@ -438,8 +438,10 @@ type Capabilities struct {
 	Completions bool `protobuf:"varint,7,opt,name=completions,proto3" json:"completions,omitempty"`
 	// The plugin serves SubscribeResource and UnsubscribeResource (protocol minor 3).
 	ResourceSubscribe bool `protobuf:"varint,8,opt,name=resource_subscribe,json=resourceSubscribe,proto3" json:"resource_subscribe,omitempty"`
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
+	// The plugin runs tool calls as MCP tasks (minor 4).
+	Tasks         bool `protobuf:"varint,9,opt,name=tasks,proto3" json:"tasks,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Capabilities) Reset() {
@@ -524,6 +526,13 @@ func (x *Capabilities) GetCompletions() bool {
 func (x *Capabilities) GetResourceSubscribe() bool {
 	if x != nil {
 		return x.ResourceSubscribe
+	}
+	return false
+}
+
+func (x *Capabilities) GetTasks() bool {
+	if x != nil {
+		return x.Tasks
 	}
 	return false
 }
@@ -2752,6 +2761,7 @@ type WatchEvent struct {
 	//	*WatchEvent_PromptsChanged
 	//	*WatchEvent_ResourceUpdated
 	//	*WatchEvent_Log
+	//	*WatchEvent_TaskStatus
 	Event         isWatchEvent_Event `protobuf_oneof:"event"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -2839,6 +2849,15 @@ func (x *WatchEvent) GetLog() *LogMessage {
 	return nil
 }
 
+func (x *WatchEvent) GetTaskStatus() *Task {
+	if x != nil {
+		if x, ok := x.Event.(*WatchEvent_TaskStatus); ok {
+			return x.TaskStatus
+		}
+	}
+	return nil
+}
+
 type isWatchEvent_Event interface {
 	isWatchEvent_Event()
 }
@@ -2863,6 +2882,11 @@ type WatchEvent_Log struct {
 	Log *LogMessage `protobuf:"bytes,5,opt,name=log,proto3,oneof"`
 }
 
+type WatchEvent_TaskStatus struct {
+	// A task the plugin runs changed state (minor 4).
+	TaskStatus *Task `protobuf:"bytes,16,opt,name=task_status,json=taskStatus,proto3,oneof"`
+}
+
 func (*WatchEvent_ToolsChanged) isWatchEvent_Event() {}
 
 func (*WatchEvent_ResourcesChanged) isWatchEvent_Event() {}
@@ -2872,6 +2896,8 @@ func (*WatchEvent_PromptsChanged) isWatchEvent_Event() {}
 func (*WatchEvent_ResourceUpdated) isWatchEvent_Event() {}
 
 func (*WatchEvent_Log) isWatchEvent_Event() {}
+
+func (*WatchEvent_TaskStatus) isWatchEvent_Event() {}
 
 type ListChanged struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -3429,6 +3455,326 @@ func (*UnsubscribeResourceResponse) Descriptor() ([]byte, []int) {
 	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{56}
 }
 
+// CreateTaskRequest runs a tool call as a task. The call carries no
+// callback broker: a task outlives the request that made it, so no client
+// can be asked while it runs.
+type CreateTaskRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Call  *CallToolRequest       `protobuf:"bytes,1,opt,name=call,proto3" json:"call,omitempty"`
+	// How long the caller asks the task to be kept after it was created;
+	// unset = the plugin's choice.
+	TtlMs         *int64 `protobuf:"varint,2,opt,name=ttl_ms,json=ttlMs,proto3,oneof" json:"ttl_ms,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateTaskRequest) Reset() {
+	*x = CreateTaskRequest{}
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[57]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateTaskRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateTaskRequest) ProtoMessage() {}
+
+func (x *CreateTaskRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[57]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateTaskRequest.ProtoReflect.Descriptor instead.
+func (*CreateTaskRequest) Descriptor() ([]byte, []int) {
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{57}
+}
+
+func (x *CreateTaskRequest) GetCall() *CallToolRequest {
+	if x != nil {
+		return x.Call
+	}
+	return nil
+}
+
+func (x *CreateTaskRequest) GetTtlMs() int64 {
+	if x != nil && x.TtlMs != nil {
+		return *x.TtlMs
+	}
+	return 0
+}
+
+type TaskRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	TaskId        string                 `protobuf:"bytes,1,opt,name=task_id,json=taskId,proto3" json:"task_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TaskRequest) Reset() {
+	*x = TaskRequest{}
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[58]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TaskRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TaskRequest) ProtoMessage() {}
+
+func (x *TaskRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[58]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TaskRequest.ProtoReflect.Descriptor instead.
+func (*TaskRequest) Descriptor() ([]byte, []int) {
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{58}
+}
+
+func (x *TaskRequest) GetTaskId() string {
+	if x != nil {
+		return x.TaskId
+	}
+	return ""
+}
+
+type TaskResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Task          *Task                  `protobuf:"bytes,1,opt,name=task,proto3" json:"task,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TaskResponse) Reset() {
+	*x = TaskResponse{}
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[59]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TaskResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TaskResponse) ProtoMessage() {}
+
+func (x *TaskResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[59]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TaskResponse.ProtoReflect.Descriptor instead.
+func (*TaskResponse) Descriptor() ([]byte, []int) {
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{59}
+}
+
+func (x *TaskResponse) GetTask() *Task {
+	if x != nil {
+		return x.Task
+	}
+	return nil
+}
+
+// Task is MCP's task state, with the id the plugin gave it.
+type Task struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	TaskId string                 `protobuf:"bytes,1,opt,name=task_id,json=taskId,proto3" json:"task_id,omitempty"`
+	// working, input_required, completed, failed or cancelled.
+	Status        string `protobuf:"bytes,2,opt,name=status,proto3" json:"status,omitempty"`
+	StatusMessage string `protobuf:"bytes,3,opt,name=status_message,json=statusMessage,proto3" json:"status_message,omitempty"`
+	// RFC 3339 timestamps.
+	CreatedAt      string `protobuf:"bytes,4,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	LastUpdatedAt  string `protobuf:"bytes,5,opt,name=last_updated_at,json=lastUpdatedAt,proto3" json:"last_updated_at,omitempty"`
+	TtlMs          *int64 `protobuf:"varint,6,opt,name=ttl_ms,json=ttlMs,proto3,oneof" json:"ttl_ms,omitempty"`
+	PollIntervalMs *int64 `protobuf:"varint,7,opt,name=poll_interval_ms,json=pollIntervalMs,proto3,oneof" json:"poll_interval_ms,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *Task) Reset() {
+	*x = Task{}
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[60]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Task) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Task) ProtoMessage() {}
+
+func (x *Task) ProtoReflect() protoreflect.Message {
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[60]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Task.ProtoReflect.Descriptor instead.
+func (*Task) Descriptor() ([]byte, []int) {
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{60}
+}
+
+func (x *Task) GetTaskId() string {
+	if x != nil {
+		return x.TaskId
+	}
+	return ""
+}
+
+func (x *Task) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *Task) GetStatusMessage() string {
+	if x != nil {
+		return x.StatusMessage
+	}
+	return ""
+}
+
+func (x *Task) GetCreatedAt() string {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return ""
+}
+
+func (x *Task) GetLastUpdatedAt() string {
+	if x != nil {
+		return x.LastUpdatedAt
+	}
+	return ""
+}
+
+func (x *Task) GetTtlMs() int64 {
+	if x != nil && x.TtlMs != nil {
+		return *x.TtlMs
+	}
+	return 0
+}
+
+func (x *Task) GetPollIntervalMs() int64 {
+	if x != nil && x.PollIntervalMs != nil {
+		return *x.PollIntervalMs
+	}
+	return 0
+}
+
+type ListTasksRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListTasksRequest) Reset() {
+	*x = ListTasksRequest{}
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[61]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListTasksRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListTasksRequest) ProtoMessage() {}
+
+func (x *ListTasksRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[61]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListTasksRequest.ProtoReflect.Descriptor instead.
+func (*ListTasksRequest) Descriptor() ([]byte, []int) {
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{61}
+}
+
+type ListTasksResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Tasks         []*Task                `protobuf:"bytes,1,rep,name=tasks,proto3" json:"tasks,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListTasksResponse) Reset() {
+	*x = ListTasksResponse{}
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[62]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListTasksResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListTasksResponse) ProtoMessage() {}
+
+func (x *ListTasksResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[62]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListTasksResponse.ProtoReflect.Descriptor instead.
+func (*ListTasksResponse) Descriptor() ([]byte, []int) {
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{62}
+}
+
+func (x *ListTasksResponse) GetTasks() []*Task {
+	if x != nil {
+		return x.Tasks
+	}
+	return nil
+}
+
 var File_toolgate_plugin_v1_plugin_proto protoreflect.FileDescriptor
 
 const file_toolgate_plugin_v1_plugin_proto_rawDesc = "" +
@@ -3460,7 +3806,7 @@ const file_toolgate_plugin_v1_plugin_proto_rawDesc = "" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12%\n" +
 	"\x0eprotocol_minor\x18\x03 \x01(\rR\rprotocolMinor\x12D\n" +
 	"\fcapabilities\x18\x04 \x01(\v2 .toolgate.plugin.v1.CapabilitiesR\fcapabilities\x12#\n" +
-	"\rconfig_schema\x18\x05 \x01(\fR\fconfigSchema\"\x8a\x02\n" +
+	"\rconfig_schema\x18\x05 \x01(\fR\fconfigSchema\"\xa0\x02\n" +
 	"\fCapabilities\x12\x14\n" +
 	"\x05tools\x18\x01 \x01(\bR\x05tools\x12\x1c\n" +
 	"\tresources\x18\x02 \x01(\bR\tresources\x12\x18\n" +
@@ -3469,7 +3815,8 @@ const file_toolgate_plugin_v1_plugin_proto_rawDesc = "" +
 	"\bprogress\x18\x05 \x01(\bR\bprogress\x12)\n" +
 	"\x10client_callbacks\x18\x06 \x01(\bR\x0fclientCallbacks\x12 \n" +
 	"\vcompletions\x18\a \x01(\bR\vcompletions\x12-\n" +
-	"\x12resource_subscribe\x18\b \x01(\bR\x11resourceSubscribe\"3\n" +
+	"\x12resource_subscribe\x18\b \x01(\bR\x11resourceSubscribe\x12\x14\n" +
+	"\x05tasks\x18\t \x01(\bR\x05tasks\"3\n" +
 	"\x10ConfigureRequest\x12\x1f\n" +
 	"\vconfig_json\x18\x01 \x01(\fR\n" +
 	"configJson\"K\n" +
@@ -3623,14 +3970,16 @@ const file_toolgate_plugin_v1_plugin_proto_rawDesc = "" +
 	"\rPromptMessage\x12\x12\n" +
 	"\x04role\x18\x01 \x01(\tR\x04role\x125\n" +
 	"\acontent\x18\x02 \x01(\v2\x1b.toolgate.plugin.v1.ContentR\acontent\"\x0e\n" +
-	"\fWatchRequest\"\xff\x02\n" +
+	"\fWatchRequest\"\xbc\x03\n" +
 	"\n" +
 	"WatchEvent\x12F\n" +
 	"\rtools_changed\x18\x01 \x01(\v2\x1f.toolgate.plugin.v1.ListChangedH\x00R\ftoolsChanged\x12N\n" +
 	"\x11resources_changed\x18\x02 \x01(\v2\x1f.toolgate.plugin.v1.ListChangedH\x00R\x10resourcesChanged\x12J\n" +
 	"\x0fprompts_changed\x18\x03 \x01(\v2\x1f.toolgate.plugin.v1.ListChangedH\x00R\x0epromptsChanged\x12P\n" +
 	"\x10resource_updated\x18\x04 \x01(\v2#.toolgate.plugin.v1.ResourceUpdatedH\x00R\x0fresourceUpdated\x122\n" +
-	"\x03log\x18\x05 \x01(\v2\x1e.toolgate.plugin.v1.LogMessageH\x00R\x03logB\a\n" +
+	"\x03log\x18\x05 \x01(\v2\x1e.toolgate.plugin.v1.LogMessageH\x00R\x03log\x12;\n" +
+	"\vtask_status\x18\x10 \x01(\v2\x18.toolgate.plugin.v1.TaskH\x00R\n" +
+	"taskStatusB\a\n" +
 	"\x05event\"\r\n" +
 	"\vListChanged\"#\n" +
 	"\x0fResourceUpdated\x12\x10\n" +
@@ -3659,7 +4008,29 @@ const file_toolgate_plugin_v1_plugin_proto_rawDesc = "" +
 	"\x19SubscribeResourceResponse\".\n" +
 	"\x1aUnsubscribeResourceRequest\x12\x10\n" +
 	"\x03uri\x18\x01 \x01(\tR\x03uri\"\x1d\n" +
-	"\x1bUnsubscribeResourceResponse2\xf4\v\n" +
+	"\x1bUnsubscribeResourceResponse\"s\n" +
+	"\x11CreateTaskRequest\x127\n" +
+	"\x04call\x18\x01 \x01(\v2#.toolgate.plugin.v1.CallToolRequestR\x04call\x12\x1a\n" +
+	"\x06ttl_ms\x18\x02 \x01(\x03H\x00R\x05ttlMs\x88\x01\x01B\t\n" +
+	"\a_ttl_ms\"&\n" +
+	"\vTaskRequest\x12\x17\n" +
+	"\atask_id\x18\x01 \x01(\tR\x06taskId\"<\n" +
+	"\fTaskResponse\x12,\n" +
+	"\x04task\x18\x01 \x01(\v2\x18.toolgate.plugin.v1.TaskR\x04task\"\x90\x02\n" +
+	"\x04Task\x12\x17\n" +
+	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12\x16\n" +
+	"\x06status\x18\x02 \x01(\tR\x06status\x12%\n" +
+	"\x0estatus_message\x18\x03 \x01(\tR\rstatusMessage\x12\x1d\n" +
+	"\n" +
+	"created_at\x18\x04 \x01(\tR\tcreatedAt\x12&\n" +
+	"\x0flast_updated_at\x18\x05 \x01(\tR\rlastUpdatedAt\x12\x1a\n" +
+	"\x06ttl_ms\x18\x06 \x01(\x03H\x00R\x05ttlMs\x88\x01\x01\x12-\n" +
+	"\x10poll_interval_ms\x18\a \x01(\x03H\x01R\x0epollIntervalMs\x88\x01\x01B\t\n" +
+	"\a_ttl_msB\x13\n" +
+	"\x11_poll_interval_ms\"\x12\n" +
+	"\x10ListTasksRequest\"C\n" +
+	"\x11ListTasksResponse\x12.\n" +
+	"\x05tasks\x18\x01 \x03(\v2\x18.toolgate.plugin.v1.TaskR\x05tasks2\x97\x0f\n" +
 	"\x06Plugin\x12R\n" +
 	"\aGetInfo\x12\".toolgate.plugin.v1.GetInfoRequest\x1a#.toolgate.plugin.v1.GetInfoResponse\x12X\n" +
 	"\tConfigure\x12$.toolgate.plugin.v1.ConfigureRequest\x1a%.toolgate.plugin.v1.ConfigureResponse\x12X\n" +
@@ -3676,7 +4047,15 @@ const file_toolgate_plugin_v1_plugin_proto_rawDesc = "" +
 	"\fRootsChanged\x12'.toolgate.plugin.v1.RootsChangedRequest\x1a(.toolgate.plugin.v1.RootsChangedResponse\x12U\n" +
 	"\bComplete\x12#.toolgate.plugin.v1.CompleteRequest\x1a$.toolgate.plugin.v1.CompleteResponse\x12p\n" +
 	"\x11SubscribeResource\x12,.toolgate.plugin.v1.SubscribeResourceRequest\x1a-.toolgate.plugin.v1.SubscribeResourceResponse\x12v\n" +
-	"\x13UnsubscribeResource\x12..toolgate.plugin.v1.UnsubscribeResourceRequest\x1a/.toolgate.plugin.v1.UnsubscribeResourceResponse2c\n" +
+	"\x13UnsubscribeResource\x12..toolgate.plugin.v1.UnsubscribeResourceRequest\x1a/.toolgate.plugin.v1.UnsubscribeResourceResponse\x12U\n" +
+	"\n" +
+	"CreateTask\x12%.toolgate.plugin.v1.CreateTaskRequest\x1a .toolgate.plugin.v1.TaskResponse\x12L\n" +
+	"\aGetTask\x12\x1f.toolgate.plugin.v1.TaskRequest\x1a .toolgate.plugin.v1.TaskResponse\x12Q\n" +
+	"\n" +
+	"TaskResult\x12\x1f.toolgate.plugin.v1.TaskRequest\x1a\".toolgate.plugin.v1.CallToolResult\x12X\n" +
+	"\tListTasks\x12$.toolgate.plugin.v1.ListTasksRequest\x1a%.toolgate.plugin.v1.ListTasksResponse\x12O\n" +
+	"\n" +
+	"CancelTask\x12\x1f.toolgate.plugin.v1.TaskRequest\x1a .toolgate.plugin.v1.TaskResponse2c\n" +
 	"\x0fClientCallbacks\x12P\n" +
 	"\aRequest\x12!.toolgate.plugin.v1.ClientRequest\x1a\".toolgate.plugin.v1.ClientResponseB4Z2github.com/toolgate/toolgate/sdk/internal/pluginv1b\x06proto3"
 
@@ -3692,7 +4071,7 @@ func file_toolgate_plugin_v1_plugin_proto_rawDescGZIP() []byte {
 	return file_toolgate_plugin_v1_plugin_proto_rawDescData
 }
 
-var file_toolgate_plugin_v1_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 60)
+var file_toolgate_plugin_v1_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 66)
 var file_toolgate_plugin_v1_plugin_proto_goTypes = []any{
 	(*ClientRequest)(nil),                 // 0: toolgate.plugin.v1.ClientRequest
 	(*ClientResponse)(nil),                // 1: toolgate.plugin.v1.ClientResponse
@@ -3751,16 +4130,22 @@ var file_toolgate_plugin_v1_plugin_proto_goTypes = []any{
 	(*SubscribeResourceResponse)(nil),     // 54: toolgate.plugin.v1.SubscribeResourceResponse
 	(*UnsubscribeResourceRequest)(nil),    // 55: toolgate.plugin.v1.UnsubscribeResourceRequest
 	(*UnsubscribeResourceResponse)(nil),   // 56: toolgate.plugin.v1.UnsubscribeResourceResponse
-	nil,                                   // 57: toolgate.plugin.v1.Tool.LabelsEntry
-	nil,                                   // 58: toolgate.plugin.v1.GetPromptRequest.ArgumentsEntry
-	nil,                                   // 59: toolgate.plugin.v1.CompleteRequest.ContextArgumentsEntry
+	(*CreateTaskRequest)(nil),             // 57: toolgate.plugin.v1.CreateTaskRequest
+	(*TaskRequest)(nil),                   // 58: toolgate.plugin.v1.TaskRequest
+	(*TaskResponse)(nil),                  // 59: toolgate.plugin.v1.TaskResponse
+	(*Task)(nil),                          // 60: toolgate.plugin.v1.Task
+	(*ListTasksRequest)(nil),              // 61: toolgate.plugin.v1.ListTasksRequest
+	(*ListTasksResponse)(nil),             // 62: toolgate.plugin.v1.ListTasksResponse
+	nil,                                   // 63: toolgate.plugin.v1.Tool.LabelsEntry
+	nil,                                   // 64: toolgate.plugin.v1.GetPromptRequest.ArgumentsEntry
+	nil,                                   // 65: toolgate.plugin.v1.CompleteRequest.ContextArgumentsEntry
 }
 var file_toolgate_plugin_v1_plugin_proto_depIdxs = []int32{
 	7,  // 0: toolgate.plugin.v1.GetInfoResponse.capabilities:type_name -> toolgate.plugin.v1.Capabilities
 	10, // 1: toolgate.plugin.v1.ConfigureResponse.errors:type_name -> toolgate.plugin.v1.FieldError
 	13, // 2: toolgate.plugin.v1.ListToolsResponse.tools:type_name -> toolgate.plugin.v1.Tool
 	14, // 3: toolgate.plugin.v1.Tool.annotations:type_name -> toolgate.plugin.v1.ToolAnnotations
-	57, // 4: toolgate.plugin.v1.Tool.labels:type_name -> toolgate.plugin.v1.Tool.LabelsEntry
+	63, // 4: toolgate.plugin.v1.Tool.labels:type_name -> toolgate.plugin.v1.Tool.LabelsEntry
 	2,  // 5: toolgate.plugin.v1.CallToolRequest.client_capabilities:type_name -> toolgate.plugin.v1.ClientCapabilities
 	18, // 6: toolgate.plugin.v1.CallToolEvent.progress:type_name -> toolgate.plugin.v1.Progress
 	19, // 7: toolgate.plugin.v1.CallToolEvent.log:type_name -> toolgate.plugin.v1.LogMessage
@@ -3778,7 +4163,7 @@ var file_toolgate_plugin_v1_plugin_proto_depIdxs = []int32{
 	27, // 19: toolgate.plugin.v1.ReadResourceResponse.contents:type_name -> toolgate.plugin.v1.ResourceContents
 	37, // 20: toolgate.plugin.v1.Prompt.arguments:type_name -> toolgate.plugin.v1.PromptArgument
 	36, // 21: toolgate.plugin.v1.ListPromptsResponse.prompts:type_name -> toolgate.plugin.v1.Prompt
-	58, // 22: toolgate.plugin.v1.GetPromptRequest.arguments:type_name -> toolgate.plugin.v1.GetPromptRequest.ArgumentsEntry
+	64, // 22: toolgate.plugin.v1.GetPromptRequest.arguments:type_name -> toolgate.plugin.v1.GetPromptRequest.ArgumentsEntry
 	42, // 23: toolgate.plugin.v1.GetPromptResponse.messages:type_name -> toolgate.plugin.v1.PromptMessage
 	21, // 24: toolgate.plugin.v1.PromptMessage.content:type_name -> toolgate.plugin.v1.Content
 	45, // 25: toolgate.plugin.v1.WatchEvent.tools_changed:type_name -> toolgate.plugin.v1.ListChanged
@@ -3786,46 +4171,60 @@ var file_toolgate_plugin_v1_plugin_proto_depIdxs = []int32{
 	45, // 27: toolgate.plugin.v1.WatchEvent.prompts_changed:type_name -> toolgate.plugin.v1.ListChanged
 	46, // 28: toolgate.plugin.v1.WatchEvent.resource_updated:type_name -> toolgate.plugin.v1.ResourceUpdated
 	19, // 29: toolgate.plugin.v1.WatchEvent.log:type_name -> toolgate.plugin.v1.LogMessage
-	59, // 30: toolgate.plugin.v1.CompleteRequest.context_arguments:type_name -> toolgate.plugin.v1.CompleteRequest.ContextArgumentsEntry
-	5,  // 31: toolgate.plugin.v1.Plugin.GetInfo:input_type -> toolgate.plugin.v1.GetInfoRequest
-	8,  // 32: toolgate.plugin.v1.Plugin.Configure:input_type -> toolgate.plugin.v1.ConfigureRequest
-	11, // 33: toolgate.plugin.v1.Plugin.ListTools:input_type -> toolgate.plugin.v1.ListToolsRequest
-	15, // 34: toolgate.plugin.v1.Plugin.CallTool:input_type -> toolgate.plugin.v1.CallToolRequest
-	30, // 35: toolgate.plugin.v1.Plugin.ListResources:input_type -> toolgate.plugin.v1.ListResourcesRequest
-	32, // 36: toolgate.plugin.v1.Plugin.ListResourceTemplates:input_type -> toolgate.plugin.v1.ListResourceTemplatesRequest
-	34, // 37: toolgate.plugin.v1.Plugin.ReadResource:input_type -> toolgate.plugin.v1.ReadResourceRequest
-	38, // 38: toolgate.plugin.v1.Plugin.ListPrompts:input_type -> toolgate.plugin.v1.ListPromptsRequest
-	40, // 39: toolgate.plugin.v1.Plugin.GetPrompt:input_type -> toolgate.plugin.v1.GetPromptRequest
-	43, // 40: toolgate.plugin.v1.Plugin.Watch:input_type -> toolgate.plugin.v1.WatchRequest
-	47, // 41: toolgate.plugin.v1.Plugin.Health:input_type -> toolgate.plugin.v1.HealthRequest
-	49, // 42: toolgate.plugin.v1.Plugin.Stop:input_type -> toolgate.plugin.v1.StopRequest
-	3,  // 43: toolgate.plugin.v1.Plugin.RootsChanged:input_type -> toolgate.plugin.v1.RootsChangedRequest
-	51, // 44: toolgate.plugin.v1.Plugin.Complete:input_type -> toolgate.plugin.v1.CompleteRequest
-	53, // 45: toolgate.plugin.v1.Plugin.SubscribeResource:input_type -> toolgate.plugin.v1.SubscribeResourceRequest
-	55, // 46: toolgate.plugin.v1.Plugin.UnsubscribeResource:input_type -> toolgate.plugin.v1.UnsubscribeResourceRequest
-	0,  // 47: toolgate.plugin.v1.ClientCallbacks.Request:input_type -> toolgate.plugin.v1.ClientRequest
-	6,  // 48: toolgate.plugin.v1.Plugin.GetInfo:output_type -> toolgate.plugin.v1.GetInfoResponse
-	9,  // 49: toolgate.plugin.v1.Plugin.Configure:output_type -> toolgate.plugin.v1.ConfigureResponse
-	12, // 50: toolgate.plugin.v1.Plugin.ListTools:output_type -> toolgate.plugin.v1.ListToolsResponse
-	16, // 51: toolgate.plugin.v1.Plugin.CallTool:output_type -> toolgate.plugin.v1.CallToolEvent
-	31, // 52: toolgate.plugin.v1.Plugin.ListResources:output_type -> toolgate.plugin.v1.ListResourcesResponse
-	33, // 53: toolgate.plugin.v1.Plugin.ListResourceTemplates:output_type -> toolgate.plugin.v1.ListResourceTemplatesResponse
-	35, // 54: toolgate.plugin.v1.Plugin.ReadResource:output_type -> toolgate.plugin.v1.ReadResourceResponse
-	39, // 55: toolgate.plugin.v1.Plugin.ListPrompts:output_type -> toolgate.plugin.v1.ListPromptsResponse
-	41, // 56: toolgate.plugin.v1.Plugin.GetPrompt:output_type -> toolgate.plugin.v1.GetPromptResponse
-	44, // 57: toolgate.plugin.v1.Plugin.Watch:output_type -> toolgate.plugin.v1.WatchEvent
-	48, // 58: toolgate.plugin.v1.Plugin.Health:output_type -> toolgate.plugin.v1.HealthResponse
-	50, // 59: toolgate.plugin.v1.Plugin.Stop:output_type -> toolgate.plugin.v1.StopResponse
-	4,  // 60: toolgate.plugin.v1.Plugin.RootsChanged:output_type -> toolgate.plugin.v1.RootsChangedResponse
-	52, // 61: toolgate.plugin.v1.Plugin.Complete:output_type -> toolgate.plugin.v1.CompleteResponse
-	54, // 62: toolgate.plugin.v1.Plugin.SubscribeResource:output_type -> toolgate.plugin.v1.SubscribeResourceResponse
-	56, // 63: toolgate.plugin.v1.Plugin.UnsubscribeResource:output_type -> toolgate.plugin.v1.UnsubscribeResourceResponse
-	1,  // 64: toolgate.plugin.v1.ClientCallbacks.Request:output_type -> toolgate.plugin.v1.ClientResponse
-	48, // [48:65] is the sub-list for method output_type
-	31, // [31:48] is the sub-list for method input_type
-	31, // [31:31] is the sub-list for extension type_name
-	31, // [31:31] is the sub-list for extension extendee
-	0,  // [0:31] is the sub-list for field type_name
+	60, // 30: toolgate.plugin.v1.WatchEvent.task_status:type_name -> toolgate.plugin.v1.Task
+	65, // 31: toolgate.plugin.v1.CompleteRequest.context_arguments:type_name -> toolgate.plugin.v1.CompleteRequest.ContextArgumentsEntry
+	15, // 32: toolgate.plugin.v1.CreateTaskRequest.call:type_name -> toolgate.plugin.v1.CallToolRequest
+	60, // 33: toolgate.plugin.v1.TaskResponse.task:type_name -> toolgate.plugin.v1.Task
+	60, // 34: toolgate.plugin.v1.ListTasksResponse.tasks:type_name -> toolgate.plugin.v1.Task
+	5,  // 35: toolgate.plugin.v1.Plugin.GetInfo:input_type -> toolgate.plugin.v1.GetInfoRequest
+	8,  // 36: toolgate.plugin.v1.Plugin.Configure:input_type -> toolgate.plugin.v1.ConfigureRequest
+	11, // 37: toolgate.plugin.v1.Plugin.ListTools:input_type -> toolgate.plugin.v1.ListToolsRequest
+	15, // 38: toolgate.plugin.v1.Plugin.CallTool:input_type -> toolgate.plugin.v1.CallToolRequest
+	30, // 39: toolgate.plugin.v1.Plugin.ListResources:input_type -> toolgate.plugin.v1.ListResourcesRequest
+	32, // 40: toolgate.plugin.v1.Plugin.ListResourceTemplates:input_type -> toolgate.plugin.v1.ListResourceTemplatesRequest
+	34, // 41: toolgate.plugin.v1.Plugin.ReadResource:input_type -> toolgate.plugin.v1.ReadResourceRequest
+	38, // 42: toolgate.plugin.v1.Plugin.ListPrompts:input_type -> toolgate.plugin.v1.ListPromptsRequest
+	40, // 43: toolgate.plugin.v1.Plugin.GetPrompt:input_type -> toolgate.plugin.v1.GetPromptRequest
+	43, // 44: toolgate.plugin.v1.Plugin.Watch:input_type -> toolgate.plugin.v1.WatchRequest
+	47, // 45: toolgate.plugin.v1.Plugin.Health:input_type -> toolgate.plugin.v1.HealthRequest
+	49, // 46: toolgate.plugin.v1.Plugin.Stop:input_type -> toolgate.plugin.v1.StopRequest
+	3,  // 47: toolgate.plugin.v1.Plugin.RootsChanged:input_type -> toolgate.plugin.v1.RootsChangedRequest
+	51, // 48: toolgate.plugin.v1.Plugin.Complete:input_type -> toolgate.plugin.v1.CompleteRequest
+	53, // 49: toolgate.plugin.v1.Plugin.SubscribeResource:input_type -> toolgate.plugin.v1.SubscribeResourceRequest
+	55, // 50: toolgate.plugin.v1.Plugin.UnsubscribeResource:input_type -> toolgate.plugin.v1.UnsubscribeResourceRequest
+	57, // 51: toolgate.plugin.v1.Plugin.CreateTask:input_type -> toolgate.plugin.v1.CreateTaskRequest
+	58, // 52: toolgate.plugin.v1.Plugin.GetTask:input_type -> toolgate.plugin.v1.TaskRequest
+	58, // 53: toolgate.plugin.v1.Plugin.TaskResult:input_type -> toolgate.plugin.v1.TaskRequest
+	61, // 54: toolgate.plugin.v1.Plugin.ListTasks:input_type -> toolgate.plugin.v1.ListTasksRequest
+	58, // 55: toolgate.plugin.v1.Plugin.CancelTask:input_type -> toolgate.plugin.v1.TaskRequest
+	0,  // 56: toolgate.plugin.v1.ClientCallbacks.Request:input_type -> toolgate.plugin.v1.ClientRequest
+	6,  // 57: toolgate.plugin.v1.Plugin.GetInfo:output_type -> toolgate.plugin.v1.GetInfoResponse
+	9,  // 58: toolgate.plugin.v1.Plugin.Configure:output_type -> toolgate.plugin.v1.ConfigureResponse
+	12, // 59: toolgate.plugin.v1.Plugin.ListTools:output_type -> toolgate.plugin.v1.ListToolsResponse
+	16, // 60: toolgate.plugin.v1.Plugin.CallTool:output_type -> toolgate.plugin.v1.CallToolEvent
+	31, // 61: toolgate.plugin.v1.Plugin.ListResources:output_type -> toolgate.plugin.v1.ListResourcesResponse
+	33, // 62: toolgate.plugin.v1.Plugin.ListResourceTemplates:output_type -> toolgate.plugin.v1.ListResourceTemplatesResponse
+	35, // 63: toolgate.plugin.v1.Plugin.ReadResource:output_type -> toolgate.plugin.v1.ReadResourceResponse
+	39, // 64: toolgate.plugin.v1.Plugin.ListPrompts:output_type -> toolgate.plugin.v1.ListPromptsResponse
+	41, // 65: toolgate.plugin.v1.Plugin.GetPrompt:output_type -> toolgate.plugin.v1.GetPromptResponse
+	44, // 66: toolgate.plugin.v1.Plugin.Watch:output_type -> toolgate.plugin.v1.WatchEvent
+	48, // 67: toolgate.plugin.v1.Plugin.Health:output_type -> toolgate.plugin.v1.HealthResponse
+	50, // 68: toolgate.plugin.v1.Plugin.Stop:output_type -> toolgate.plugin.v1.StopResponse
+	4,  // 69: toolgate.plugin.v1.Plugin.RootsChanged:output_type -> toolgate.plugin.v1.RootsChangedResponse
+	52, // 70: toolgate.plugin.v1.Plugin.Complete:output_type -> toolgate.plugin.v1.CompleteResponse
+	54, // 71: toolgate.plugin.v1.Plugin.SubscribeResource:output_type -> toolgate.plugin.v1.SubscribeResourceResponse
+	56, // 72: toolgate.plugin.v1.Plugin.UnsubscribeResource:output_type -> toolgate.plugin.v1.UnsubscribeResourceResponse
+	59, // 73: toolgate.plugin.v1.Plugin.CreateTask:output_type -> toolgate.plugin.v1.TaskResponse
+	59, // 74: toolgate.plugin.v1.Plugin.GetTask:output_type -> toolgate.plugin.v1.TaskResponse
+	20, // 75: toolgate.plugin.v1.Plugin.TaskResult:output_type -> toolgate.plugin.v1.CallToolResult
+	62, // 76: toolgate.plugin.v1.Plugin.ListTasks:output_type -> toolgate.plugin.v1.ListTasksResponse
+	59, // 77: toolgate.plugin.v1.Plugin.CancelTask:output_type -> toolgate.plugin.v1.TaskResponse
+	1,  // 78: toolgate.plugin.v1.ClientCallbacks.Request:output_type -> toolgate.plugin.v1.ClientResponse
+	57, // [57:79] is the sub-list for method output_type
+	35, // [35:57] is the sub-list for method input_type
+	35, // [35:35] is the sub-list for extension type_name
+	35, // [35:35] is the sub-list for extension extendee
+	0,  // [0:35] is the sub-list for field type_name
 }
 
 func init() { file_toolgate_plugin_v1_plugin_proto_init() }
@@ -3857,18 +4256,21 @@ func file_toolgate_plugin_v1_plugin_proto_init() {
 		(*WatchEvent_PromptsChanged)(nil),
 		(*WatchEvent_ResourceUpdated)(nil),
 		(*WatchEvent_Log)(nil),
+		(*WatchEvent_TaskStatus)(nil),
 	}
 	file_toolgate_plugin_v1_plugin_proto_msgTypes[51].OneofWrappers = []any{
 		(*CompleteRequest_PromptName)(nil),
 		(*CompleteRequest_ResourceTemplate)(nil),
 	}
+	file_toolgate_plugin_v1_plugin_proto_msgTypes[57].OneofWrappers = []any{}
+	file_toolgate_plugin_v1_plugin_proto_msgTypes[60].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_toolgate_plugin_v1_plugin_proto_rawDesc), len(file_toolgate_plugin_v1_plugin_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   60,
+			NumMessages:   66,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

@@ -41,6 +41,11 @@ const (
 	Plugin_Complete_FullMethodName              = "/toolgate.plugin.v1.Plugin/Complete"
 	Plugin_SubscribeResource_FullMethodName     = "/toolgate.plugin.v1.Plugin/SubscribeResource"
 	Plugin_UnsubscribeResource_FullMethodName   = "/toolgate.plugin.v1.Plugin/UnsubscribeResource"
+	Plugin_CreateTask_FullMethodName            = "/toolgate.plugin.v1.Plugin/CreateTask"
+	Plugin_GetTask_FullMethodName               = "/toolgate.plugin.v1.Plugin/GetTask"
+	Plugin_TaskResult_FullMethodName            = "/toolgate.plugin.v1.Plugin/TaskResult"
+	Plugin_ListTasks_FullMethodName             = "/toolgate.plugin.v1.Plugin/ListTasks"
+	Plugin_CancelTask_FullMethodName            = "/toolgate.plugin.v1.Plugin/CancelTask"
 )
 
 // PluginClient is the client API for Plugin service.
@@ -83,6 +88,15 @@ type PluginClient interface {
 	// capabilities.resource_subscribe is set (added in protocol minor 3).
 	SubscribeResource(ctx context.Context, in *SubscribeResourceRequest, opts ...grpc.CallOption) (*SubscribeResourceResponse, error)
 	UnsubscribeResource(ctx context.Context, in *UnsubscribeResourceRequest, opts ...grpc.CallOption) (*UnsubscribeResourceResponse, error)
+	// MCP tasks (minor 4, capability tasks): a tool call run as a task answers
+	// at once with the task; its state, outcome and cancellation are asked for
+	// by the task id the plugin chose. A plugin without the capability answers
+	// Unimplemented.
+	CreateTask(ctx context.Context, in *CreateTaskRequest, opts ...grpc.CallOption) (*TaskResponse, error)
+	GetTask(ctx context.Context, in *TaskRequest, opts ...grpc.CallOption) (*TaskResponse, error)
+	TaskResult(ctx context.Context, in *TaskRequest, opts ...grpc.CallOption) (*CallToolResult, error)
+	ListTasks(ctx context.Context, in *ListTasksRequest, opts ...grpc.CallOption) (*ListTasksResponse, error)
+	CancelTask(ctx context.Context, in *TaskRequest, opts ...grpc.CallOption) (*TaskResponse, error)
 }
 
 type pluginClient struct {
@@ -271,6 +285,56 @@ func (c *pluginClient) UnsubscribeResource(ctx context.Context, in *UnsubscribeR
 	return out, nil
 }
 
+func (c *pluginClient) CreateTask(ctx context.Context, in *CreateTaskRequest, opts ...grpc.CallOption) (*TaskResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(TaskResponse)
+	err := c.cc.Invoke(ctx, Plugin_CreateTask_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *pluginClient) GetTask(ctx context.Context, in *TaskRequest, opts ...grpc.CallOption) (*TaskResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(TaskResponse)
+	err := c.cc.Invoke(ctx, Plugin_GetTask_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *pluginClient) TaskResult(ctx context.Context, in *TaskRequest, opts ...grpc.CallOption) (*CallToolResult, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CallToolResult)
+	err := c.cc.Invoke(ctx, Plugin_TaskResult_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *pluginClient) ListTasks(ctx context.Context, in *ListTasksRequest, opts ...grpc.CallOption) (*ListTasksResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListTasksResponse)
+	err := c.cc.Invoke(ctx, Plugin_ListTasks_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *pluginClient) CancelTask(ctx context.Context, in *TaskRequest, opts ...grpc.CallOption) (*TaskResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(TaskResponse)
+	err := c.cc.Invoke(ctx, Plugin_CancelTask_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // PluginServer is the server API for Plugin service.
 // All implementations must embed UnimplementedPluginServer
 // for forward compatibility.
@@ -311,6 +375,15 @@ type PluginServer interface {
 	// capabilities.resource_subscribe is set (added in protocol minor 3).
 	SubscribeResource(context.Context, *SubscribeResourceRequest) (*SubscribeResourceResponse, error)
 	UnsubscribeResource(context.Context, *UnsubscribeResourceRequest) (*UnsubscribeResourceResponse, error)
+	// MCP tasks (minor 4, capability tasks): a tool call run as a task answers
+	// at once with the task; its state, outcome and cancellation are asked for
+	// by the task id the plugin chose. A plugin without the capability answers
+	// Unimplemented.
+	CreateTask(context.Context, *CreateTaskRequest) (*TaskResponse, error)
+	GetTask(context.Context, *TaskRequest) (*TaskResponse, error)
+	TaskResult(context.Context, *TaskRequest) (*CallToolResult, error)
+	ListTasks(context.Context, *ListTasksRequest) (*ListTasksResponse, error)
+	CancelTask(context.Context, *TaskRequest) (*TaskResponse, error)
 	mustEmbedUnimplementedPluginServer()
 }
 
@@ -368,6 +441,21 @@ func (UnimplementedPluginServer) SubscribeResource(context.Context, *SubscribeRe
 }
 func (UnimplementedPluginServer) UnsubscribeResource(context.Context, *UnsubscribeResourceRequest) (*UnsubscribeResourceResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method UnsubscribeResource not implemented")
+}
+func (UnimplementedPluginServer) CreateTask(context.Context, *CreateTaskRequest) (*TaskResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CreateTask not implemented")
+}
+func (UnimplementedPluginServer) GetTask(context.Context, *TaskRequest) (*TaskResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetTask not implemented")
+}
+func (UnimplementedPluginServer) TaskResult(context.Context, *TaskRequest) (*CallToolResult, error) {
+	return nil, status.Error(codes.Unimplemented, "method TaskResult not implemented")
+}
+func (UnimplementedPluginServer) ListTasks(context.Context, *ListTasksRequest) (*ListTasksResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListTasks not implemented")
+}
+func (UnimplementedPluginServer) CancelTask(context.Context, *TaskRequest) (*TaskResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CancelTask not implemented")
 }
 func (UnimplementedPluginServer) mustEmbedUnimplementedPluginServer() {}
 func (UnimplementedPluginServer) testEmbeddedByValue()                {}
@@ -664,6 +752,96 @@ func _Plugin_UnsubscribeResource_Handler(srv interface{}, ctx context.Context, d
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Plugin_CreateTask_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CreateTaskRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(PluginServer).CreateTask(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Plugin_CreateTask_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(PluginServer).CreateTask(ctx, req.(*CreateTaskRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Plugin_GetTask_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(TaskRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(PluginServer).GetTask(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Plugin_GetTask_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(PluginServer).GetTask(ctx, req.(*TaskRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Plugin_TaskResult_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(TaskRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(PluginServer).TaskResult(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Plugin_TaskResult_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(PluginServer).TaskResult(ctx, req.(*TaskRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Plugin_ListTasks_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListTasksRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(PluginServer).ListTasks(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Plugin_ListTasks_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(PluginServer).ListTasks(ctx, req.(*ListTasksRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Plugin_CancelTask_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(TaskRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(PluginServer).CancelTask(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Plugin_CancelTask_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(PluginServer).CancelTask(ctx, req.(*TaskRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Plugin_ServiceDesc is the grpc.ServiceDesc for Plugin service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -726,6 +904,26 @@ var Plugin_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "UnsubscribeResource",
 			Handler:    _Plugin_UnsubscribeResource_Handler,
+		},
+		{
+			MethodName: "CreateTask",
+			Handler:    _Plugin_CreateTask_Handler,
+		},
+		{
+			MethodName: "GetTask",
+			Handler:    _Plugin_GetTask_Handler,
+		},
+		{
+			MethodName: "TaskResult",
+			Handler:    _Plugin_TaskResult_Handler,
+		},
+		{
+			MethodName: "ListTasks",
+			Handler:    _Plugin_ListTasks_Handler,
+		},
+		{
+			MethodName: "CancelTask",
+			Handler:    _Plugin_CancelTask_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

@@ -33,6 +33,7 @@ type Client struct {
 	mu        sync.Mutex
 	infoKnown bool
 	callbacks bool // the plugin declared client_callbacks at a minor that has them
+	tasks     bool // the plugin declared tasks at a minor that has them
 }
 
 var _ protov1.Backend = (*Client)(nil)
@@ -87,6 +88,7 @@ func (c *Client) GetInfo(ctx context.Context) (protov1.Info, error) {
 	c.mu.Lock()
 	c.infoKnown = true
 	c.callbacks = caps.GetClientCallbacks() && r.GetProtocolMinor() >= protov1.MinorClientCallbacks
+	c.tasks = caps.GetTasks() && r.GetProtocolMinor() >= protov1.MinorTasks
 	c.mu.Unlock()
 	return protov1.Info{
 		Name: r.GetName(), Version: r.GetVersion(), ProtocolMinor: r.GetProtocolMinor(),
@@ -94,6 +96,7 @@ func (c *Client) GetInfo(ctx context.Context) (protov1.Info, error) {
 			Tools: caps.GetTools(), Resources: caps.GetResources(), Prompts: caps.GetPrompts(),
 			Watch: caps.GetWatch(), Progress: caps.GetProgress(), ClientCallbacks: caps.GetClientCallbacks(),
 			Completions: caps.GetCompletions(), ResourceSubscribe: caps.GetResourceSubscribe(),
+			Tasks: caps.GetTasks(),
 		},
 		ConfigSchema: raw(r.GetConfigSchema()),
 	}, nil

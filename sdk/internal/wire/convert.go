@@ -218,6 +218,10 @@ func eventToPB(e protov1.Event) *pluginv1.WatchEvent {
 		if e.Log != nil {
 			return &pluginv1.WatchEvent{Event: &pluginv1.WatchEvent_Log{Log: logToPB(e.Log)}}
 		}
+	case protov1.EventTaskStatus:
+		if e.Task != nil {
+			return &pluginv1.WatchEvent{Event: &pluginv1.WatchEvent_TaskStatus{TaskStatus: taskToPB(*e.Task)}}
+		}
 	}
 	return nil
 }
@@ -234,6 +238,9 @@ func eventFromPB(e *pluginv1.WatchEvent) (protov1.Event, bool) {
 		return protov1.Event{Kind: protov1.EventResourceUpdated, URI: k.ResourceUpdated.GetUri()}, true
 	case *pluginv1.WatchEvent_Log:
 		return protov1.Event{Kind: protov1.EventLog, Log: logFromPB(k.Log)}, true
+	case *pluginv1.WatchEvent_TaskStatus:
+		t := taskFromPB(k.TaskStatus)
+		return protov1.Event{Kind: protov1.EventTaskStatus, Task: &t}, true
 	}
 	return protov1.Event{}, false
 }

@@ -68,6 +68,7 @@ func (s *Server) GetInfo(ctx context.Context, _ *pluginv1.GetInfoRequest) (resp 
 			Tools: c.Tools, Resources: c.Resources, Prompts: c.Prompts,
 			Watch: c.Watch, Progress: c.Progress, ClientCallbacks: c.ClientCallbacks,
 			Completions: c.Completions, ResourceSubscribe: c.ResourceSubscribe,
+			Tasks: c.Tasks,
 		},
 		ConfigSchema: info.ConfigSchema,
 	}, nil

@@ -9,12 +9,20 @@
 //   {"id":1,"op":"list_tools"}
 //   {"id":2,"op":"call","name":"call_tool","arguments":{...},"progress":true,"timeout_ms":5000}
 //   {"id":3,"op":"close"}
+// MCP tasks (the SDK's experimental tasks API; "name" carries the task id):
+//   {"id":4,"op":"call_task","name":"call_tool","arguments":{...}}  runs a task-augmented
+//       call to its end as the SDK does (tasks/get polls, then tasks/result) and answers
+//       the messages the SDK yielded: [{"type":"taskCreated","task":{...}}, ..., {"type":"result",...}]
+//   {"id":5,"op":"create_task","name":"call_tool","arguments":{...}}  answers the CreateTaskResult
+//   {"id":6,"op":"get_task"|"task_result"|"cancel_task","name":TASK_ID}   {"id":7,"op":"list_tasks"}
 // Answers: {"id":1,"result":{...}} or {"id":1,"error":{"code":-32602,"message":"..."}};
-// progress notifications of a call arrive as {"id":2,"progress":{...}} while it runs.
+// progress notifications of a call arrive as {"id":2,"progress":{...}} while it runs;
+// notifications/tasks/status as {"notice":{"method":...,"params":{...}}}.
 // The first line written is {"ready":true,"pid":N} once the session is initialised
 // (pid: the server process over stdio, 0 over HTTP).
 //
-// The SDK is imported from the directory in MCP_SDK_DIR.
+// The SDK is imported from the directory in MCP_SDK_DIR; MCP_TOKEN, when set, is sent
+// as the bearer token over HTTP.
 import { createInterface } from "node:readline";
 import { pathToFileURL } from "node:url";
 import { join } from "node:path";
@@ -26,12 +34,15 @@ if (!sdkDir) {
 }
 const load = (p) => import(pathToFileURL(join(sdkDir, "dist/esm", p)).href);
 const { Client } = await load("client/index.js");
+const { CallToolResultSchema, CreateTaskResultSchema, TaskStatusNotificationSchema } = await load("types.js");
 
 const [mode, ...rest] = process.argv.slice(2);
 let transport;
 if (mode === "http") {
   const { StreamableHTTPClientTransport } = await load("client/streamableHttp.js");
-  transport = new StreamableHTTPClientTransport(new URL(rest[0]));
+  const token = process.env.MCP_TOKEN;
+  const requestInit = token ? { headers: { Authorization: `Bearer ${token}` } } : undefined;
+  transport = new StreamableHTTPClientTransport(new URL(rest[0]), { requestInit });
 } else if (mode === "stdio") {
   const { StdioClientTransport } = await load("client/stdio.js");
   transport = new StdioClientTransport({ command: rest[0], args: rest.slice(1), env: process.env, stderr: "inherit" });
@@ -43,6 +54,8 @@ if (mode === "http") {
 const write = (obj) => process.stdout.write(JSON.stringify(obj) + "\n");
 
 const client = new Client({ name: "toolgate-e2e", version: "1.0.0" }, { capabilities: {} });
+// Task status notifications are written as {"notice":{method, params}}.
+client.setNotificationHandler(TaskStatusNotificationSchema, (n) => write({ notice: n }));
 try {
   await client.connect(transport);
 } catch (err) {
@@ -60,6 +73,27 @@ async function run(cmd) {
       return client.listTools({}, opts);
     case "call":
       return client.callTool({ name: cmd.name, arguments: cmd.arguments ?? {} }, undefined, opts);
+    case "call_task": {
+      const messages = [];
+      const stream = client.experimental.tasks.callToolStream(
+        { name: cmd.name, arguments: cmd.arguments ?? {} }, CallToolResultSchema, { ...opts, task: { ttl: 60000 } });
+      for await (const m of stream) {
+        messages.push(m.type === "error" ? { type: "error", error: { code: m.error?.code ?? 0, message: String(m.error?.message ?? m.error) } } : m);
+      }
+      return messages;
+    }
+    case "create_task":
+      return client.request(
+        { method: "tools/call", params: { name: cmd.name, arguments: cmd.arguments ?? {}, task: { ttl: 60000 } } },
+        CreateTaskResultSchema, opts);
+    case "get_task":
+      return client.experimental.tasks.getTask(cmd.name, opts);
+    case "task_result":
+      return client.experimental.tasks.getTaskResult(cmd.name, CallToolResultSchema, opts);
+    case "list_tasks":
+      return client.experimental.tasks.listTasks(undefined, opts);
+    case "cancel_task":
+      return client.experimental.tasks.cancelTask(cmd.name, opts);
     default:
       throw new Error(`unknown op ${cmd.op}`);
   }

@@ -1,0 +1,62 @@
+package supervisor
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/toolgate/toolgate/sdk/pluginhost"
+	"github.com/toolgate/toolgate/sdk/protov1"
+)
+
+// DefaultTaskHold is how long a lazy plugin is kept from an idle stop after
+// it created a task that has no ttl.
+const DefaultTaskHold = time.Hour
+
+// Tasks runs f with the plugin's MCP task runner, starting the plugin when
+// lazy. A plugin that does not run tasks fails with an error wrapping
+// protov1.ErrInvalidArgument that names it: asking it for a task is the
+// caller's mistake, not the plugin's fault.
+func (s *Supervisor) Tasks(ctx context.Context, f func(protov1.TaskRunner) error) error {
+	s.inflight.Add(1)
+	s.used.Add(1)
+	defer func() {
+		s.lastUsed.Store(time.Now().UnixNano())
+		s.inflight.Add(-1)
+	}()
+	p, err := s.acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer p.calls.leave()
+	err = f(holdingRunner{TaskRunner: p.Plugin.Tasks(), s: s})
+	if errors.Is(err, pluginhost.ErrUnsupported) {
+		return protov1.InvalidArgumentf("plugin %q does not run tasks", s.spec.Name)
+	}
+	return err
+}
+
+// holdingRunner keeps the plugin from an idle stop while a task it created
+// may still be followed: a task lives in the plugin's process.
+type holdingRunner struct {
+	protov1.TaskRunner
+	s *Supervisor
+}
+
+func (r holdingRunner) CreateTask(ctx context.Context, req *protov1.CallRequest, ttlMs *int64) (protov1.Task, error) {
+	t, err := r.TaskRunner.CreateTask(ctx, req, ttlMs)
+	if err != nil {
+		return t, err
+	}
+	hold := DefaultTaskHold
+	if t.TTLMs != nil {
+		hold = time.Duration(*t.TTLMs) * time.Millisecond
+	}
+	until := time.Now().Add(hold).UnixNano()
+	for {
+		cur := r.s.taskHold.Load()
+		if cur >= until || r.s.taskHold.CompareAndSwap(cur, until) {
+			return t, nil
+		}
+	}
+}
