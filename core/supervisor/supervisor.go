@@ -236,6 +236,12 @@ func (s *Supervisor) Call(ctx context.Context, req *protov1.CallRequest, events 
 // Use runs f with the running plugin (starting it when lazy), for requests
 // other than tool calls.
 func (s *Supervisor) Use(ctx context.Context, f func(protov1.Backend) error) error {
+	return s.use(ctx, func(p *process) error { return f(p) })
+}
+
+// use runs f with the running process, counted as in use so no idle stop
+// or drain misses it.
+func (s *Supervisor) use(ctx context.Context, f func(*process) error) error {
 	s.inflight.Add(1)
 	s.used.Add(1)
 	defer func() {

@@ -18,18 +18,9 @@ const DefaultTaskHold = time.Hour
 // protov1.ErrInvalidArgument that names it: asking it for a task is the
 // caller's mistake, not the plugin's fault.
 func (s *Supervisor) Tasks(ctx context.Context, f func(protov1.TaskRunner) error) error {
-	s.inflight.Add(1)
-	s.used.Add(1)
-	defer func() {
-		s.lastUsed.Store(time.Now().UnixNano())
-		s.inflight.Add(-1)
-	}()
-	p, err := s.acquire(ctx)
-	if err != nil {
-		return err
-	}
-	defer p.calls.leave()
-	err = f(holdingRunner{TaskRunner: p.Plugin.Tasks(), s: s})
+	err := s.use(ctx, func(p *process) error {
+		return f(holdingRunner{TaskRunner: p.Plugin.Tasks(), s: s})
+	})
 	if errors.Is(err, pluginhost.ErrUnsupported) {
 		return protov1.InvalidArgumentf("plugin %q does not run tasks", s.spec.Name)
 	}
