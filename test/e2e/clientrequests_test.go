@@ -136,7 +136,10 @@ func checkTransport(ctx context.Context, t *testing.T, k clientKind, c asker) {
 			t.Fatalf("what the client saw: %v", err)
 		}
 		for _, m := range methods {
-			if n := seen.asked(m); n != 1 {
+			// server-everything also asks for roots by itself once it is
+			// initialized; when that lands during a call, the call's client
+			// is asked, so roots/list may come twice.
+			if n := seen.asked(m); n != 1 && !(m == "roots/list" && n == 2) {
 				t.Errorf("the client got %d %s requests; want 1", n, m)
 			}
 		}
