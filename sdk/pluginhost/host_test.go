@@ -144,12 +144,42 @@ func TestStopEndsTheWholeGroup(t *testing.T) {
 func TestHungPluginFailsPing(t *testing.T) {
 	p := start(t)
 	_ = syscall.Kill(p.Pid(), syscall.SIGSTOP)
+	waitStopped(t, p.Pid())
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	if err := p.Ping(ctx); err == nil {
 		t.Error("Ping of a stopped plugin succeeded")
 	}
 	p.Kill()
+}
+
+// waitStopped returns once every thread of pid is stopped. kill(2) only queues
+// SIGSTOP: until the thread chosen to take it gets a CPU, the process's other
+// threads run on and may still answer a request.
+func waitStopped(t *testing.T, pid int) {
+	t.Helper()
+	tasks := "/proc/" + strconv.Itoa(pid) + "/task"
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		threads, err := os.ReadDir(tasks)
+		if err != nil {
+			t.Fatalf("threads of %d: %v", pid, err)
+		}
+		stopped := 0
+		for _, th := range threads {
+			b, err := os.ReadFile(tasks + "/" + th.Name() + "/stat")
+			if err == nil && strings.Contains(string(b), ") T ") {
+				stopped++
+			}
+		}
+		if stopped == len(threads) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("process %d: %d of %d threads stopped", pid, stopped, len(threads))
+		}
+		time.Sleep(time.Millisecond)
+	}
 }
 
 func TestCancelledCallEndsPromptly(t *testing.T) {
