@@ -22,6 +22,7 @@ type termGroup []weightedTerm
 const (
 	synonymWeight   = 0.75
 	thesaurusWeight = 0.35
+	computingWeight = 0.3
 	expansionWeight = 0.8
 	typoWeight      = 0.7
 	typo2Weight     = 0.5
@@ -189,6 +190,9 @@ func (sn *snapshot) expand(s string, w float64) termGroup {
 	}
 	for _, rel := range thesaurus()[s] {
 		add(rel, thesaurusWeight*w)
+	}
+	for _, rel := range computing()[s] {
+		add(rel, computingWeight*w)
 	}
 	if sn.df[s] > 0 {
 		return g

@@ -44,6 +44,9 @@ var abbreviations = [][]string{
 	{"args", "arguments"},
 	{"param", "parameter"},
 	{"id", "identifier"},
+	// GitHub's REST API names organizations "orgs" (/orgs/{org}/repos),
+	// as do Sentry's (organization_id_or_slug under /organizations/).
+	{"org", "organization"},
 }
 
 // expansions are one-way abbreviations and jargon that stand for several
@@ -64,6 +67,13 @@ var expansions = map[string][]string{
 	"pwd":   {"current", "directory"},
 	// LLM: large language model.
 	"llm": {"language", "model"},
+	// GitHub's docs write "PR" for a pull request, GitLab's "MR" for a
+	// merge request.
+	"pr": {"pull", "request"},
+	"mr": {"merge", "request"},
+	// git-stage(1): "This is a synonym for git-add(1)"; staging a change is
+	// adding it to the index.
+	"stage": {"add"},
 }
 
 // genericVerbs start most tool names; a query word among them says little

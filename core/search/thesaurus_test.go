@@ -34,3 +34,17 @@ func TestParseThesaurusRejectsBadLines(t *testing.T) {
 		t.Fatal("plain text accepted as the gzip thesaurus")
 	}
 }
+
+// TestComputingEmbedded checks that the generated FOLDOC file is readable
+// and carries the computing senses WordNet lacks, in both directions.
+func TestComputingEmbedded(t *testing.T) {
+	c := computing()
+	if len(c) < 300 {
+		t.Fatalf("computing thesaurus has %d words, want hundreds", len(c))
+	}
+	for _, pair := range [][2]string{{"folder", "directory"}, {"directory", "folder"}, {"web", "www"}} {
+		if !contains(c[stem(pair[0])], stem(pair[1])) {
+			t.Errorf("computing[%q] = %v, want %q among them", stem(pair[0]), c[stem(pair[0])], stem(pair[1]))
+		}
+	}
+}
