@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"fmt"
 	"sync"
 	"testing"
@@ -160,5 +161,35 @@ func TestNoteQueueConcurrent(t *testing.T) {
 	}
 	if got != accepted {
 		t.Fatalf("read %v, accepted %v", got, accepted)
+	}
+}
+
+// mcp-go's own sends and the gateway's pushes reach the reader in the order
+// they were made, through mcp-go's real send path.
+func TestNoteQueueOrderWithMCPGo(t *testing.T) {
+	f := newFixture(t, nil)
+	se, err := f.srv.newSession(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.srv.dropSession(se)
+	se.Initialize()
+	for i := range 20 {
+		if i%2 == 0 {
+			if err := f.srv.mcp.SendNotificationToSpecificClient(se.id, "test/note", map[string]any{"i": i}); err != nil {
+				t.Fatalf("mcp-go send %d: %v", i, err)
+			}
+		} else if !se.notes.push(note(i)) {
+			t.Fatalf("push %d refused", i)
+		}
+	}
+	for want := range 20 {
+		n, ok := se.notes.next()
+		if !ok {
+			t.Fatalf("notification %d missing", want)
+		}
+		if got := noteIndex(t, n); got != want || n.Method != "test/note" {
+			t.Fatalf("place %d holds %s %d", want, n.Method, got)
+		}
 	}
 }
