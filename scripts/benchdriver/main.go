@@ -13,6 +13,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -24,6 +25,9 @@ import (
 )
 
 func main() {
+	// Output piped into a reader that quits early (head) must not kill the
+	// driver before it has stopped the gateways it started.
+	signal.Ignore(syscall.SIGPIPE)
 	n := flag.Int("n", 2000, "calls per measurement")
 	bin := flag.String("toolgate", "bin/toolgate", "toolgate binary")
 	hello := flag.String("hello", "bin/hello-plugin", "hello plugin binary")
