@@ -273,8 +273,10 @@ func (t *httpTransport) get(w http.ResponseWriter, r *http.Request) {
 	for {
 		var err error
 		select {
-		case n := <-se.notes:
-			err = writeEvent(w, n)
+		case <-se.notes.ready():
+			if n, ok := se.notes.next(); ok {
+				err = writeEvent(w, n)
+			}
 		case <-tick.C:
 			_, err = io.WriteString(w, ": keep-alive\n\n")
 		case <-r.Context().Done():

@@ -15,6 +15,7 @@ import (
 
 // notesBuffer is how many session-wide notifications wait for a slow or absent
 // reader before new ones are dropped. A call's own progress never waits here.
+// The queue grows to it on demand and holds nothing while empty.
 const notesBuffer = 256
 
 // defaultLogLevel applies until the client sends logging/setLevel.
@@ -61,7 +62,7 @@ type session struct {
 
 	// notes carries session-wide notifications (log broadcasts, resource
 	// updates, anything mcp-go sends) to the transport's single reader.
-	notes    chan mcp.JSONRPCNotification
+	notes    noteQueue
 	done     chan struct{}
 	doneOnce sync.Once
 	// deaf is closed when the client can no longer answer a request (its
@@ -118,11 +119,11 @@ func (s *Server) makeSession(owner Principal, notes int) (*session, error) {
 		srv:   s,
 		owner: owner,
 		subs:  map[string]bool{},
-		notes: make(chan mcp.JSONRPCNotification, notes),
 		done:  make(chan struct{}),
 		deaf:  make(chan struct{}),
 	}
 	se.conn = se.id
+	se.notes.init(notes)
 	se.level.Store(defaultLogLevel)
 	se.touch()
 	return se, nil
@@ -147,7 +148,9 @@ func (s *Server) dropSession(se *session) {
 
 func (se *session) SessionID() string { return se.id }
 
-func (se *session) NotificationChannel() chan<- mcp.JSONRPCNotification { return se.notes }
+func (se *session) NotificationChannel() chan<- mcp.JSONRPCNotification {
+	return se.notes.sendChannel()
+}
 
 func (se *session) Initialize() { se.initialized.Store(true) }
 
@@ -238,9 +241,7 @@ func (se *session) IsSubscribedToResource(uri string) bool {
 
 // push queues a session-wide notification without ever blocking the sender.
 func (se *session) push(n mcp.JSONRPCNotification) {
-	select {
-	case se.notes <- n:
-	default:
+	if !se.notes.push(n) {
 		se.srv.log.Debug("notification dropped: session is not reading", "session", se.conn, "method", n.Method)
 	}
 }

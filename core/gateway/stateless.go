@@ -191,17 +191,15 @@ func (s *Server) listen(se *session, rs *requestScope, id json.RawMessage) (stop
 		defer close(done)
 		for {
 			select {
-			case n := <-se.notes:
-				send(n)
-			case <-quit:
-				for {
-					select {
-					case n := <-se.notes:
-						send(n)
-					default:
-						return
-					}
+			case <-se.notes.ready():
+				if n, ok := se.notes.next(); ok {
+					send(n)
 				}
+			case <-quit:
+				for n, ok := se.notes.next(); ok; n, ok = se.notes.next() {
+					send(n)
+				}
+				return
 			}
 		}
 	}()

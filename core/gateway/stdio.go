@@ -39,8 +39,10 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 		defer close(notesDone)
 		for {
 			select {
-			case n := <-se.notes:
-				_ = w.send(n)
+			case <-se.notes.ready():
+				if n, ok := se.notes.next(); ok {
+					_ = w.send(n)
+				}
 			case <-stopNotes:
 				return
 			case <-se.done:

@@ -13,6 +13,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -24,6 +25,9 @@ import (
 )
 
 func main() {
+	// Output piped into a reader that quits early (head) must not kill the
+	// driver before it has stopped the gateways it started.
+	signal.Ignore(syscall.SIGPIPE)
 	n := flag.Int("n", 2000, "calls per measurement")
 	bin := flag.String("toolgate", "bin/toolgate", "toolgate binary")
 	hello := flag.String("hello", "bin/hello-plugin", "hello plugin binary")
@@ -64,6 +68,7 @@ type row struct {
 	name     string
 	p50, p99 time.Duration
 	base     time.Duration // the direct baseline's p50, for the added-latency column
+	cpu      []procCPU     // the serving processes' CPU per call
 }
 
 func run(n int, bin, hello, everything string) error {
@@ -103,7 +108,7 @@ plugin "hello" {
 	if err != nil {
 		return fmt.Errorf("direct server: %w", err)
 	}
-	base, err := measure(direct, "tools/call", echo, n)
+	base, err := measure(direct, direct.cmd.Process.Pid, "tools/call", echo, n)
 	direct.close()
 	if err != nil {
 		return err
@@ -121,16 +126,18 @@ plugin "hello" {
 		stdio.close()
 		return err
 	}
-	viaStdio, err := measure(stdio, "tools/call", viaGateway, n)
+	var cpuRows []row
+	viaStdio, err := measure(stdio, gw.Process.Pid, "tools/call", viaGateway, n)
 	if err == nil {
 		var helloRow row
-		if helloRow, err = measure(stdio, "tools/call", viaHello, n); err == nil {
+		if helloRow, err = measure(stdio, gw.Process.Pid, "tools/call", viaHello, n); err == nil {
 			rows := []row{
-				{name: "direct stdio → server-everything echo (baseline)", p50: base.p50, p99: base.p99},
-				{name: "gateway stdio → call_tool x_everything_echo", p50: viaStdio.p50, p99: viaStdio.p99, base: base.p50},
-				{name: "gateway stdio → call_tool x_hello_echo (SDK plugin)", p50: helloRow.p50, p99: helloRow.p99},
+				{name: "direct stdio → server-everything echo (baseline)", p50: base.p50, p99: base.p99, cpu: base.cpu},
+				{name: "gateway stdio → call_tool x_everything_echo", p50: viaStdio.p50, p99: viaStdio.p99, base: base.p50, cpu: viaStdio.cpu},
+				{name: "gateway stdio → call_tool x_hello_echo (SDK plugin)", p50: helloRow.p50, p99: helloRow.p99, cpu: helloRow.cpu},
 			}
 			printTable(n, rows)
+			cpuRows = rows
 		}
 	}
 	stdio.close()
@@ -155,11 +162,13 @@ plugin "hello" {
 	if err := waitTools(httpc, "x_everything_echo", "x_hello_echo"); err != nil {
 		return err
 	}
-	overHTTP, err := measure(httpc, "tools/call", viaGateway, n)
+	overHTTP, err := measure(httpc, srv.Process.Pid, "tools/call", viaGateway, n)
 	if err != nil {
 		return err
 	}
-	fmt.Printf("| gateway HTTP → call_tool x_everything_echo | %s | %s | %s |\n\n", ms(overHTTP.p50), ms(overHTTP.p99), added(overHTTP.p50, base.p50))
+	overHTTP.name = "gateway HTTP → call_tool x_everything_echo"
+	fmt.Printf("| %s | %s | %s | %s |\n\n", overHTTP.name, ms(overHTTP.p50), ms(overHTTP.p99), added(overHTTP.p50, base.p50))
+	printCPU(n, append(cpuRows, overHTTP))
 	printMemory(srv.Process.Pid)
 	if err := compareThroughput(url, loadFlags.sessions, loadFlags.rounds, loadFlags.duration); err != nil {
 		return err
@@ -207,13 +216,15 @@ func waitTools(c rpc, names ...string) error {
 	}
 }
 
-func measure(c rpc, method string, params any, n int) (row, error) {
+// measure times n calls, and what the process tree under pid spent on them.
+func measure(c rpc, pid int, method string, params any, n int) (row, error) {
 	for i := 0; i < n/10; i++ { // warm up
 		if _, err := c.call(method, params); err != nil {
 			return row{}, err
 		}
 	}
 	lat := make([]time.Duration, n)
+	cpu0 := treeCPU(pid)
 	for i := range lat {
 		start := time.Now()
 		res, err := c.call(method, params)
@@ -225,8 +236,9 @@ func measure(c rpc, method string, params any, n int) (row, error) {
 			return row{}, fmt.Errorf("call failed: %s", res)
 		}
 	}
+	cpu := perCall(cpu0, treeCPU(pid), n)
 	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-	return row{p50: lat[n/2], p99: lat[n*99/100]}, nil
+	return row{p50: lat[n/2], p99: lat[n*99/100], cpu: cpu}, nil
 }
 
 func printTable(n int, rows []row) {

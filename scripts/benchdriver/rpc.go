@@ -102,6 +102,9 @@ func (c *stdioRPC) close() {
 type httpRPC struct {
 	url, session string
 	client       *http.Client
+	// buf is the line buffer of every answer read, kept between calls so
+	// the client's own allocations do not weigh on the figures.
+	buf []byte
 }
 
 func startHTTP(url string) (*httpRPC, error) {
@@ -141,7 +144,12 @@ func (c *httpRPC) call(method string, params any) (json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
+	// A body read to its end lets the transport reuse the connection;
+	// closed early, every call would pay for a new one.
+	defer func() {
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}()
 	if s := resp.Header.Get("Mcp-Session-Id"); s != "" {
 		c.session = s
 	}
@@ -149,11 +157,15 @@ func (c *httpRPC) call(method string, params any) (json.RawMessage, error) {
 		body, _ := io.ReadAll(resp.Body)
 		return nil, fmt.Errorf("%s: HTTP %d: %s", method, resp.StatusCode, body)
 	}
+	if c.buf == nil {
+		c.buf = make([]byte, 64<<10)
+	}
+	sse := strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream")
 	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	sc.Buffer(c.buf, 16<<20)
 	for sc.Scan() {
 		line := sc.Bytes()
-		if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		if sse {
 			if !bytes.HasPrefix(line, []byte("data:")) {
 				continue
 			}
