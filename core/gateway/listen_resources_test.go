@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/golang-jwt/jwt/v5"
+
 	"github.com/toolgate/toolgate/sdk/protov1"
 )
 
@@ -244,5 +246,77 @@ func TestListenWithoutNativeResources(t *testing.T) {
 	f.srv.ResourceUpdated(catalogURI)
 	if m := l.next(); !strings.Contains(string(m.Params), `"uri":"`+catalogURI+`"`) {
 		t.Fatalf("got %s %s, want the catalog's update", m.Method, m.Params)
+	}
+}
+
+// TestListenEndsAtTokenExpiry: a listen opened with an access token that
+// expires ends when it does, with its result, and its resource
+// subscriptions are released at the plugin; another principal's listen of
+// its own resource goes on and gets only its own updates.
+func TestListenEndsAtTokenExpiry(t *testing.T) {
+	as := newAuthServer(t)
+	lib := &library{}
+	f := newFixture(t, func(o *Options) {
+		o.OAuth = &OAuth{Issuer: as.URL, Audience: testAudience, Scopes: []string{"mcp"}}
+		o.PluginResources = lib
+	})
+	url := startHTTP(t, f).URL + "/mcp"
+	token := func(sub string, life time.Duration) string {
+		c := as.claims()
+		c["sub"], c["exp"] = sub, time.Now().Add(life).Unix()
+		return "Bearer " + as.sign(jwt.SigningMethodRS256, "rsa-1", c)
+	}
+	listenAs := func(auth, id, uri string) *listenStream {
+		c := newHTTPConn(t, url, nil)
+		c.header.Set("Authorization", auth)
+		req := c.request(http.MethodPost, `{"jsonrpc":"2.0","id":"`+id+`","method":"subscriptions/listen","params":{
+			"notifications":{"resourceSubscriptions":["`+uri+`"]},
+			"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`)
+		req.Header.Set(headerProtocol, "2026-07-28")
+		req.Header.Set("Mcp-Method", "subscriptions/listen")
+		resp := c.do(req)
+		t.Cleanup(func() { resp.Body.Close() })
+		l := &listenStream{t: t, resp: resp, ev: newEventReader(resp.Body)}
+		l.ack()
+		return l
+	}
+	alice := listenAs(token("alice", 2*time.Second), "A", "mem://alice")
+	bob := listenAs(token("bob", time.Hour), "B", "mem://bob")
+	waitCalls(t, lib, "subscribe mem://alice", "subscribe mem://bob")
+
+	f.srv.ResourceUpdated("mem://alice")
+	f.srv.ResourceUpdated("mem://bob")
+	if m := bob.next(); !strings.Contains(string(m.Params), `"uri":"mem://bob"`) {
+		t.Fatalf("bob got %s %s, want only his own resource's update", m.Method, m.Params)
+	}
+	if m := alice.next(); !strings.Contains(string(m.Params), `"uri":"mem://alice"`) {
+		t.Fatalf("alice got %s %s, want only her own resource's update", m.Method, m.Params)
+	}
+	type event struct {
+		data []byte
+		err  error
+	}
+	ended := make(chan event, 1)
+	go func() {
+		data, err := alice.ev.next()
+		ended <- event{data, err}
+	}()
+	select {
+	case e := <-ended:
+		if e.err != nil {
+			t.Fatalf("alice's listen ended without its result: %v", e.err)
+		}
+		if m := decodeMessage(t, e.data); string(m.ID) != `"A"` || m.Result == nil {
+			t.Fatalf("alice's listen ended with %+v, want its result", m)
+		}
+	case <-time.After(5 * time.Second):
+		alice.resp.Body.Close()
+		<-ended
+		t.Fatal("alice's listen still open 5s after a token that expires in 2s")
+	}
+	waitCalls(t, lib, "subscribe mem://alice", "subscribe mem://bob", "unsubscribe mem://alice")
+	f.srv.ResourceUpdated("mem://bob")
+	if m := bob.next(); !strings.Contains(string(m.Params), `"uri":"mem://bob"`) {
+		t.Fatalf("bob got %s %s after alice's listen ended", m.Method, m.Params)
 	}
 }
