@@ -320,3 +320,27 @@ func TestListenEndsAtTokenExpiry(t *testing.T) {
 		t.Fatalf("bob got %s %s after alice's listen ended", m.Method, m.Params)
 	}
 }
+
+// TestListenResourcesOverStdio: over stdio a listen's resources are
+// subscribed at the source too, and released when the client cancels the
+// listen with notifications/cancelled.
+func TestListenResourcesOverStdio(t *testing.T) {
+	lib := &library{}
+	f := newFixture(t, func(o *Options) { o.PluginResources = lib })
+	c, done := startStdio(t, f)
+	c.send(`{"jsonrpc":"2.0","id":9,"method":"subscriptions/listen","params":{"notifications":{"resourceSubscriptions":["mem://a"]},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`)
+	if m := c.recv(); m.Method != "notifications/subscriptions/acknowledged" || !strings.Contains(string(m.Params), `"resourceSubscriptions":["mem://a"]`) {
+		t.Fatalf("acknowledgement: %s %s", m.Method, m.Params)
+	}
+	waitCalls(t, lib, "subscribe mem://a")
+	f.srv.ResourceUpdated("mem://a")
+	if m := c.recv(); m.Method != "notifications/resources/updated" || !strings.Contains(string(m.Params), `"io.modelcontextprotocol/subscriptionId":9`) {
+		t.Fatalf("got %s %s, want mem://a's update on listen 9", m.Method, m.Params)
+	}
+	c.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9}}`)
+	waitCalls(t, lib, "subscribe mem://a", "unsubscribe mem://a")
+	noSubscriptions(t, f)
+	if rest := finish(t, c, done); len(rest) != 0 {
+		t.Errorf("after the cancel: %+v", rest)
+	}
+}

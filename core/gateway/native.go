@@ -42,8 +42,9 @@ type ResourceSource interface {
 	// a template.
 	Routes(uri string) bool
 	// SubscribeResource is called when the first session subscribes to uri,
-	// UnsubscribeResource when the last one leaves; updates come back
-	// through ResourceUpdated.
+	// UnsubscribeResource when the last one leaves (a 2026-07-28 listen
+	// stream counts as a session while it lasts); updates come back through
+	// ResourceUpdated.
 	SubscribeResource(ctx context.Context, uri string) error
 	UnsubscribeResource(ctx context.Context, uri string) error
 }
