@@ -344,3 +344,33 @@ func TestListenResourcesOverStdio(t *testing.T) {
 		t.Errorf("after the cancel: %+v", rest)
 	}
 }
+
+// TestListenSendsNothingBeforeItsAcknowledgement: a broadcast that reaches
+// a listen while its plugin is still taking the subscription waits for the
+// acknowledgement.
+func TestListenSendsNothingBeforeItsAcknowledgement(t *testing.T) {
+	release := make(chan struct{})
+	lib := &pickyLibrary{library: &library{}, hold: map[string]chan struct{}{"mem://slow": release}}
+	f := newFixture(t, func(o *Options) { o.PluginResources = lib })
+	url := startHTTP(t, f).URL + "/mcp"
+	go func() {
+		defer close(release)
+		for deadline := time.Now().Add(5 * time.Second); len(lib.recorded()) == 0 && time.Now().Before(deadline); {
+			time.Sleep(10 * time.Millisecond)
+		}
+		f.srv.NotifyLog("error", "while subscribing")
+	}()
+	c := newHTTPConn(t, url, nil)
+	req := c.request(http.MethodPost, `{"jsonrpc":"2.0","id":"E","method":"subscriptions/listen","params":{
+		"notifications":{"resourceSubscriptions":["mem://slow"]},
+		"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/logLevel":"info"}}}`)
+	req.Header.Set(headerProtocol, "2026-07-28")
+	req.Header.Set("Mcp-Method", "subscriptions/listen")
+	resp := c.do(req)
+	defer resp.Body.Close()
+	l := &listenStream{t: t, resp: resp, ev: newEventReader(resp.Body)}
+	l.ack()
+	if m := l.next(); m.Method != "notifications/message" || !strings.Contains(string(m.Params), "while subscribing") {
+		t.Fatalf("after the acknowledgement: %s %s, want the log line that came before it", m.Method, m.Params)
+	}
+}

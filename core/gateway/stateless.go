@@ -185,7 +185,13 @@ func (s *Server) listen(se *session, rs *requestScope, id json.RawMessage) (stop
 	var send func(n mcp.JSONRPCNotification)
 	send = func(n mcp.JSONRPCNotification) {
 		if !acked && n.Method != mcp.MethodNotificationSubscriptionsAcknowledged {
-			early = append(early, n)
+			// As many wait as the session's queue holds, while plugins
+			// take the listen's resource subscriptions.
+			if len(early) < notesBuffer {
+				early = append(early, n)
+			} else {
+				s.log.Debug("notification dropped: the listen is not acknowledged yet", "method", n.Method)
+			}
 			return
 		}
 		meta := make(map[string]any, len(n.Params.Meta)+1)
