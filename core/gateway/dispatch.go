@@ -122,7 +122,7 @@ func (s *Server) dispatch(ctx context.Context, se *session, msg []byte, env *env
 	}
 	if env.isRequest() && se.perRequest && env.Method == string(mcp.MethodSubscriptionsListen) && rs != nil && rs.stream != nil {
 		var cancel context.CancelFunc
-		ctx, cancel = stopWith(ctx, rs.stop, s.closed)
+		ctx, cancel = s.listenContext(ctx, rs)
 		defer cancel()
 		defer s.listen(se, rs, env.ID)()
 	}

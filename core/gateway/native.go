@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"reflect"
 	"sync"
-	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -43,8 +42,9 @@ type ResourceSource interface {
 	// a template.
 	Routes(uri string) bool
 	// SubscribeResource is called when the first session subscribes to uri,
-	// UnsubscribeResource when the last one leaves; updates come back
-	// through ResourceUpdated.
+	// UnsubscribeResource when the last one leaves (a 2026-07-28 listen
+	// stream counts as a session while it lasts); updates come back through
+	// ResourceUpdated.
 	SubscribeResource(ctx context.Context, uri string) error
 	UnsubscribeResource(ctx context.Context, uri string) error
 }
@@ -63,9 +63,9 @@ type native struct {
 	templates map[string]mcp.ResourceTemplate
 
 	subsMu sync.Mutex
-	// subs counts the sessions subscribed to each plugin resource; bySession
-	// lists each session's, so an ended session releases them.
-	subs      map[string]int
+	// subs holds the plugin resources some session subscribes to;
+	// bySession lists each session's, so an ended session releases them.
+	subs      map[string]*watch
 	bySession map[string]map[string]bool
 }
 
@@ -96,7 +96,7 @@ func (s *Server) nativeOptions() []server.ServerOption {
 // subscriptions to the plugins. New calls it before anything is served.
 func (s *Server) startNative() {
 	s.native = native{prompts: map[string]mcp.Prompt{}, resources: map[string]mcp.Resource{},
-		templates: map[string]mcp.ResourceTemplate{}, subs: map[string]int{}, bySession: map[string]map[string]bool{}}
+		templates: map[string]mcp.ResourceTemplate{}, subs: map[string]*watch{}, bySession: map[string]map[string]bool{}}
 	if s.opts.PluginResources != nil {
 		hooks := s.mcp.GetHooks()
 		if hooks == nil {
@@ -105,7 +105,14 @@ func (s *Server) startNative() {
 		}
 		hooks.AddAfterSubscribe(func(ctx context.Context, _ any, req *mcp.SubscribeRequest, _ *mcp.EmptyResult) {
 			if se, ok := server.ClientSessionFromContext(ctx).(*session); ok {
-				s.subscribed(ctx, se.id, req.Params.URI)
+				if err := s.subscribed(ctx, se.id, req.Params.URI); err != nil {
+					s.log.Warn("resource subscription not passed to its plugin; updates may not come", "uri", req.Params.URI, "error", err)
+				}
+			}
+		})
+		hooks.AddBeforeSubscriptionsListen(func(ctx context.Context, _ any, req *mcp.SubscriptionsListenRequest) {
+			if se, ok := server.ClientSessionFromContext(ctx).(*session); ok {
+				s.listenResources(ctx, se, req)
 			}
 		})
 		hooks.AddAfterUnsubscribe(func(ctx context.Context, _ any, req *mcp.UnsubscribeRequest, _ *mcp.EmptyResult) {
@@ -245,94 +252,6 @@ func (s *Server) pluginResourceHandler(ctx context.Context, req mcp.ReadResource
 		return nil, err
 	}
 	return toMCPResourceContents(list)
-}
-
-// subscribable reports whether a session may subscribe to uri: one of the
-// gateway's own resources, or one a plugin serves.
-func (s *Server) subscribable(uri string) bool {
-	if s.resources[uri] {
-		return true
-	}
-	return s.opts.PluginResources != nil && s.opts.PluginResources.Routes(uri)
-}
-
-// subscribed counts a session's subscription; the first one to a plugin
-// resource subscribes at the plugin.
-func (s *Server) subscribed(ctx context.Context, sessionID, uri string) {
-	if s.resources[uri] {
-		return
-	}
-	s.native.subsMu.Lock()
-	mine := s.native.bySession[sessionID]
-	if mine == nil {
-		mine = map[string]bool{}
-		s.native.bySession[sessionID] = mine
-	}
-	first := false
-	if !mine[uri] {
-		mine[uri] = true
-		s.native.subs[uri]++
-		first = s.native.subs[uri] == 1
-	}
-	s.native.subsMu.Unlock()
-	if first {
-		if err := s.opts.PluginResources.SubscribeResource(ctx, uri); err != nil {
-			s.log.Warn("resource subscription not passed to its plugin; updates may not come", "uri", uri, "error", err)
-		}
-	}
-}
-
-func (s *Server) unsubscribed(ctx context.Context, sessionID, uri string) {
-	s.native.subsMu.Lock()
-	last := s.release(sessionID, uri)
-	s.native.subsMu.Unlock()
-	if last {
-		s.unsubscribeAtPlugin(ctx, uri)
-	}
-}
-
-// sessionEnded releases every subscription of a session that is gone.
-func (s *Server) sessionEnded(ctx context.Context, sessionID string) {
-	s.native.subsMu.Lock()
-	var last []string
-	for uri := range s.native.bySession[sessionID] {
-		if s.release(sessionID, uri) {
-			last = append(last, uri)
-		}
-	}
-	delete(s.native.bySession, sessionID)
-	s.native.subsMu.Unlock()
-	for _, uri := range last {
-		s.unsubscribeAtPlugin(context.WithoutCancel(ctx), uri)
-	}
-}
-
-// release forgets one subscription and reports whether it was the last to
-// uri; subsMu is held.
-func (s *Server) release(sessionID, uri string) bool {
-	mine := s.native.bySession[sessionID]
-	if !mine[uri] {
-		return false
-	}
-	delete(mine, uri)
-	s.native.subs[uri]--
-	if s.native.subs[uri] > 0 {
-		return false
-	}
-	delete(s.native.subs, uri)
-	return true
-}
-
-// unsubscribeTimeout bounds telling a plugin nobody watches a resource any
-// more; a plugin that does not answer keeps sending updates nobody gets.
-const unsubscribeTimeout = 5 * time.Second
-
-func (s *Server) unsubscribeAtPlugin(ctx context.Context, uri string) {
-	ctx, cancel := context.WithTimeout(ctx, unsubscribeTimeout)
-	defer cancel()
-	if err := s.opts.PluginResources.UnsubscribeResource(ctx, uri); err != nil {
-		s.log.Debug("resource unsubscription not passed to its plugin", "uri", uri, "error", err)
-	}
 }
 
 // completions route completion/complete to Options.Completions.

@@ -103,10 +103,12 @@ func (s *Server) requestSession(ctx context.Context, conn *session, env *envelop
 	return se, nil
 }
 
-// end finishes a session made for one request.
+// end finishes a session made for one request, and releases the resource
+// subscriptions it held if it served a listen.
 func (se *session) end() {
 	se.srv.sessions.CompareAndDelete(se.id, se)
 	se.doneOnce.Do(func() { close(se.done) })
+	se.releaseResources()
 }
 
 // checkHeaders applies the HTTP rules of 2026-07-28 to a request whose body
@@ -171,12 +173,27 @@ func statusFor(resp any) int {
 // listen serves a subscriptions/listen: while mcp-go holds the request
 // open, the session is reachable by the gateway's broadcasts and what
 // reaches it goes out on the request's own stream, each message tagged with
-// the listen's id. The returned func stops forwarding once everything queued
-// is written, so the listen's result comes last.
+// the listen's id. Nothing goes out before mcp-go's acknowledgement: a
+// broadcast that reaches the session first waits for it. The returned func
+// stops forwarding once everything queued is written, so the listen's
+// result comes last.
 func (s *Server) listen(se *session, rs *requestScope, id json.RawMessage) (stop func()) {
 	s.sessions.Store(se.id, se)
 	quit, done := make(chan struct{}), make(chan struct{})
-	send := func(n mcp.JSONRPCNotification) {
+	acked := false
+	var early []mcp.JSONRPCNotification
+	var send func(n mcp.JSONRPCNotification)
+	send = func(n mcp.JSONRPCNotification) {
+		if !acked && n.Method != mcp.MethodNotificationSubscriptionsAcknowledged {
+			// As many wait as the session's queue holds, while plugins
+			// take the listen's resource subscriptions.
+			if len(early) < notesBuffer {
+				early = append(early, n)
+			} else {
+				s.log.Debug("notification dropped: the listen is not acknowledged yet", "method", n.Method)
+			}
+			return
+		}
 		meta := make(map[string]any, len(n.Params.Meta)+1)
 		for k, v := range n.Params.Meta {
 			meta[k] = v
@@ -185,6 +202,13 @@ func (s *Server) listen(se *session, rs *requestScope, id json.RawMessage) (stop
 		n.Params.Meta = meta
 		if err := rs.stream.send(n); err != nil {
 			s.log.Debug("listen stream notification not delivered", "method", n.Method, "error", err)
+		}
+		if !acked {
+			acked = true
+			for _, e := range early {
+				send(e)
+			}
+			early = nil
 		}
 	}
 	go func() {
@@ -208,6 +232,19 @@ func (s *Server) listen(se *session, rs *requestScope, id json.RawMessage) (stop
 		close(quit)
 		<-done
 	}
+}
+
+// listenContext is the context a listen runs under: it ends when the client
+// goes, the HTTP front stops, the server closes, or the access token that
+// opened the listen expires, as a legacy listening stream does.
+func (s *Server) listenContext(ctx context.Context, rs *requestScope) (context.Context, context.CancelFunc) {
+	ctx, cancel := stopWith(ctx, rs.stop, s.closed)
+	if exp := credentialFrom(ctx).expires; !exp.IsZero() {
+		var cancelAt context.CancelFunc
+		ctx, cancelAt = context.WithDeadline(ctx, exp)
+		return ctx, func() { cancelAt(); cancel() }
+	}
+	return ctx, cancel
 }
 
 // stopWith ends ctx when stop closes, as well as when ctx itself ends.
