@@ -40,7 +40,7 @@ func New(logger hclog.Logger) protov1.Backend {
 
 func (b *backend) GetInfo(context.Context) (protov1.Info, error) {
 	return protov1.Info{Name: "kubernetes", Version: Version, ProtocolMinor: protov1.ProtocolMinor,
-		Capabilities: protov1.Capabilities{Tools: true}, ConfigSchema: configSchema}, nil
+		Capabilities: protov1.Capabilities{Tools: true}, ConfigSchema: configSchema()}, nil
 }
 
 func (b *backend) Configure(ctx context.Context, raw json.RawMessage) error {

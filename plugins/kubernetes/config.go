@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"k8s.io/client-go/rest"
@@ -62,14 +63,15 @@ type Config struct {
 }
 
 // configSchema describes Config to the gateway, which checks an operator's
-// settings against it before the plugin runs.
-var configSchema = func() json.RawMessage {
+// settings against it before the plugin runs. It is built on first use, not
+// at init: every toolgate process links this package, few serve it.
+var configSchema = sync.OnceValue(func() json.RawMessage {
 	s, err := plugin.SchemaOf(Config{})
 	if err != nil {
 		panic(fmt.Sprintf("config schema: %v", err))
 	}
 	return s
-}()
+})
 
 // settings is a Config checked and completed with its defaults.
 type settings struct {

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/api"
@@ -69,11 +70,13 @@ type Position struct {
 
 // positionRE finds the "line:col: parse error" Prometheus puts in bad_data
 // messages; the position is only ever given inside the message text.
-var positionRE = regexp.MustCompile(`(?:^|[\s:"])(\d+):(\d+): parse error`)
+var positionRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?:^|[\s:"])(\d+):(\d+): parse error`)
+})
 
 // parsePosition extracts the parse position from a Prometheus error message.
 func parsePosition(msg string) (Position, bool) {
-	m := positionRE.FindStringSubmatch(msg)
+	m := positionRE().FindStringSubmatch(msg)
 	if m == nil {
 		return Position{}, false
 	}

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/prometheus/common/model"
@@ -56,14 +57,15 @@ type TLSConfig struct {
 }
 
 // configSchema describes Config to the gateway, which checks an operator's
-// settings against it before the plugin runs.
-var configSchema = func() json.RawMessage {
+// settings against it before the plugin runs. It is built on first use, not
+// at init: every toolgate process links this package, few serve it.
+var configSchema = sync.OnceValue(func() json.RawMessage {
 	s, err := plugin.SchemaOf(Config{})
 	if err != nil {
 		panic(fmt.Sprintf("config schema: %v", err))
 	}
 	return s
-}()
+})
 
 // settings is a validated Config, ready to build a client from.
 type settings struct {

@@ -46,7 +46,7 @@ func newPlugin() (*plugin.Plugin, *adapter) {
 		Tools:   a.tools(),
 		// The schema lets the gateway check the block before the plugin
 		// runs; configure still checks what a schema cannot (URLs, files).
-		Config: &plugin.Config{Schema: configSchema, Configure: a.configure},
+		Config: &plugin.Config{Schema: configSchema(), Configure: a.configure},
 	}, a
 }
 

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/prometheus/common/model"
@@ -41,11 +42,11 @@ func (e *TimeError) Error() string {
 
 // fiveDigitYear spots an RFC 3339 time whose year has more than four digits,
 // which time.Parse only calls "cannot parse".
-var fiveDigitYear = regexp.MustCompile(`^[+-]?\d{5,}-`)
+var fiveDigitYear = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[+-]?\d{5,}-`) })
 
 // durationSyntax is Prometheus' duration syntax; a match that
 // model.ParseDuration still refuses is too long to represent.
-var durationSyntax = regexp.MustCompile(`^(\d+(ms|s|m|h|d|w|y))+$`)
+var durationSyntax = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d+(ms|s|m|h|d|w|y))+$`) })
 
 // parseTime reads time argument arg given the way an assistant writes one;
 // empty means def. A Unix timestamp too large for seconds is read as
@@ -60,7 +61,7 @@ func parseTime(arg, s string, now, def time.Time) (t time.Time, note string, err
 		return now, "", nil
 	case strings.HasPrefix(s, "now-") || strings.HasPrefix(s, "now+"):
 		d, err := model.ParseDuration(s[4:])
-		if err != nil && durationSyntax.MatchString(s[4:]) {
+		if err != nil && durationSyntax().MatchString(s[4:]) {
 			return time.Time{}, "", &TimeError{Arg: arg, Value: s, Reason: "the offset is longer than Prometheus' durations reach (about 290 years), so the time lies outside the years 0000–9999"}
 		}
 		if err != nil {
@@ -88,7 +89,7 @@ func parseTime(arg, s string, now, def time.Time) (t time.Time, note string, err
 	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
 		return inRange(arg, s, t)
 	}
-	if fiveDigitYear.MatchString(s) {
+	if fiveDigitYear().MatchString(s) {
 		return time.Time{}, "", &TimeError{Arg: arg, Value: s, Reason: "years past 9999 are out of range"}
 	}
 	return time.Time{}, "", &TimeError{Arg: arg, Value: s, Reason: "not a time"}

@@ -21,6 +21,8 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/toolgate/toolgate/sdk/pluginhost"
 )
 
@@ -146,10 +148,12 @@ plugin "hello" {
 	}
 
 	// HTTP: a gateway process of its own, so the two transports do not share one.
+	dropCached(bin, hello)
 	srv := exec.Command(bin, "serve", "--config", cfg)
 	if err := srv.Start(); err != nil {
 		return err
 	}
+	started := time.Now()
 	defer func() {
 		_ = srv.Process.Signal(syscall.SIGTERM)
 		_ = srv.Wait()
@@ -162,6 +166,8 @@ plugin "hello" {
 	if err := waitTools(httpc, "x_everything_echo", "x_hello_echo"); err != nil {
 		return err
 	}
+	time.Sleep(time.Until(started.Add(idleAfter)))
+	printMemory(srv.Process.Pid, fmt.Sprintf("idle, %s after start, no calls yet", idleAfter))
 	overHTTP, err := measure(httpc, srv.Process.Pid, "tools/call", viaGateway, n)
 	if err != nil {
 		return err
@@ -169,7 +175,7 @@ plugin "hello" {
 	overHTTP.name = "gateway HTTP → call_tool x_everything_echo"
 	fmt.Printf("| %s | %s | %s | %s |\n\n", overHTTP.name, ms(overHTTP.p50), ms(overHTTP.p99), added(overHTTP.p50, base.p50))
 	printCPU(n, append(cpuRows, overHTTP))
-	printMemory(srv.Process.Pid)
+	printMemory(srv.Process.Pid, "after the runs above")
 	if err := compareThroughput(url, loadFlags.sessions, loadFlags.rounds, loadFlags.duration); err != nil {
 		return err
 	}
@@ -367,17 +373,23 @@ func lifecycle(c rpc, hello string) error {
 	return nil
 }
 
+// idleAfter is when the idle memory is read: the plugins have started and
+// settled, and nothing has called them.
+const idleAfter = 6 * time.Second
+
 // printMemory prints the resident memory of the HTTP gateway (its two
-// auto-started plugins running, after the latency runs) and of each of its
-// child processes.
-func printMemory(gateway int) {
-	fmt.Println("| process (HTTP gateway, after the runs above) | RSS |")
-	fmt.Println("|---|---|")
-	fmt.Printf("| gateway | %s |\n", rss(gateway))
+// auto-started plugins running) and of each of its child processes, from
+// /proc/PID/smaps_rollup: RSS, the anonymous part of it (heap, stacks), and
+// PSS, which divides each shared page among the processes mapping it (the
+// gateway and an mcp-stdio wrapper map the same binary).
+func printMemory(gateway int, when string) {
+	fmt.Printf("| process (HTTP gateway, %s) | RSS | anonymous | PSS |\n", when)
+	fmt.Println("|---|---|---|---|")
+	fmt.Printf("| gateway | %s |\n", memory(gateway))
 	for _, pid := range children(gateway) {
-		fmt.Printf("| %s | %s |\n", command(pid), rss(pid))
+		fmt.Printf("| %s | %s |\n", command(pid), memory(pid))
 		for _, grand := range children(pid) {
-			fmt.Printf("| └ %s | %s |\n", command(grand), rss(grand))
+			fmt.Printf("| └ %s | %s |\n", command(grand), memory(grand))
 		}
 	}
 	fmt.Println()
@@ -413,15 +425,38 @@ func command(pid int) string {
 	return strings.Join(args, " ")
 }
 
-func rss(pid int) string {
-	raw, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+// dropCached evicts the binaries from the page cache, so the processes
+// measured next fault them in from disk as after a reboot. How a file came
+// into the cache (written by the linker, copied, read back) sets the size of
+// its page-cache folios, and a fault maps a whole folio: the same binary
+// measured 3 MB more RSS straight after a build than read back from disk.
+func dropCached(paths ...string) {
+	for _, p := range paths {
+		f, err := os.Open(p)
+		if err != nil {
+			continue
+		}
+		_ = f.Sync() // dirty pages (a binary just built) are not evicted
+		_ = unix.Fadvise(int(f.Fd()), 0, 0, unix.FADV_DONTNEED)
+		_ = f.Close()
+	}
+}
+
+// memory is the RSS, anonymous and PSS cells of a process's row.
+func memory(pid int) string {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps_rollup", pid))
+	if err != nil {
+		return "? | ? | ?"
+	}
+	kb := map[string]int{}
 	for _, line := range strings.Split(string(raw), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			kb, _ := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")))
-			return fmt.Sprintf("%.1f MB", float64(kb)/1024)
+		name, v, ok := strings.Cut(line, ":")
+		if ok {
+			kb[name], _ = strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")))
 		}
 	}
-	return "?"
+	mb := func(k string) string { return fmt.Sprintf("%.1f MB", float64(kb[k])/1024) }
+	return mb("Rss") + " | " + mb("Anonymous") + " | " + mb("Pss")
 }
 
 func median(d []time.Duration) time.Duration {
