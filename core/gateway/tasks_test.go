@@ -18,9 +18,24 @@ import (
 type memTasks struct {
 	mu    sync.Mutex
 	tasks map[string]protov1.Task
+	// answers are what AnswerTaskInput was handed, by key.
+	answers map[string]json.RawMessage
 }
 
-func (m *memTasks) StartTask(_ context.Context, args json.RawMessage, ttlMs *int64) (string, protov1.Task, error) {
+func (m *memTasks) AnswerTaskInput(_ context.Context, plugin, id, key string, result json.RawMessage, _ *protov1.PeerError) error {
+	if _, err := m.GetTask(context.Background(), plugin, id); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.answers == nil {
+		m.answers = map[string]json.RawMessage{}
+	}
+	m.answers[key] = result
+	return nil
+}
+
+func (m *memTasks) StartTask(_ context.Context, args json.RawMessage, ttlMs *int64, _ *protov1.PeerCapabilities) (string, protov1.Task, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	t := protov1.Task{ID: fmt.Sprintf("t%d", len(m.tasks)+1), Status: protov1.TaskWorking, CreatedAt: "2026-01-01T00:00:00Z", LastUpdated: "2026-01-01T00:00:00Z", TTLMs: ttlMs}
@@ -57,24 +72,52 @@ func (m *memTasks) CancelTask(ctx context.Context, plugin, id string) (protov1.T
 	return t, nil
 }
 
-// modernRequest is a 2026-07-28 request of method with params (a JSON
-// object's members, without braces).
-func modernRequest(c *httpConn, id int, method, params string) []message {
+// extRequest is a 2026-07-28 request of method with params (a JSON
+// object's members, without braces) from a client that declares the tasks
+// extension when ext is set.
+func extRequest(c *httpConn, id int, method, params string, ext bool) []message {
 	c.t.Helper()
-	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":{%s%s"_meta":{
-		"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`, id, method, params, map[bool]string{true: ",", false: ""}[params != ""])
+	caps := `{"elicitation":{}}`
+	if ext {
+		caps = `{"elicitation":{},"extensions":{"io.modelcontextprotocol/tasks":{}}}`
+	}
+	if params != "" {
+		params += ","
+	}
+	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":{%s"_meta":{
+		"io.modelcontextprotocol/protocolVersion":"2026-07-28",
+		"io.modelcontextprotocol/clientCapabilities":%s}}}`, id, method, params, caps)
 	req := c.request(http.MethodPost, body)
 	req.Header.Set(headerProtocol, "2026-07-28")
 	req.Header.Set("Mcp-Method", method)
+	var p struct {
+		Name   string `json:"name"`
+		TaskID string `json:"taskId"`
+	}
+	_ = json.Unmarshal([]byte("{"+strings.TrimSuffix(params, ",")+"}"), &p)
+	req.Header.Set("Mcp-Name", p.Name+p.TaskID)
 	resp := c.do(req)
 	defer resp.Body.Close()
 	return readMessages(c.t, resp)
 }
 
-// TestTasksRouteStatelessly makes a task on one replica over 2026-07-28 and
-// follows it on another with the same key, with no session on either; the
-// other principal, and a replica with another key, find no such task.
-func TestTasksRouteStatelessly(t *testing.T) {
+// replyOf is a message's result, or its error's message.
+func replyOf(msgs []message) string {
+	if len(msgs) != 1 {
+		return fmt.Sprintf("%d messages", len(msgs))
+	}
+	if msgs[0].Error != nil {
+		return fmt.Sprintf("error %d: %s", msgs[0].Error.Code, msgs[0].Error.Message)
+	}
+	return string(msgs[0].Result)
+}
+
+// TestTasksExtension makes a task of the 2026-07-28 tasks extension on one
+// replica and follows it on another with the same key, with no session on
+// either: its requests to the client surface as inputRequests and the
+// answers reach the plugin; the other principal, a replica with another
+// key, and a client that does not declare the extension find no task.
+func TestTasksExtension(t *testing.T) {
 	key := bytes.Repeat([]byte("k"), 32)
 	plugins := &memTasks{tasks: map[string]protov1.Task{}}
 	opts := func(key []byte) func(*Options) {
@@ -84,7 +127,8 @@ func TestTasksRouteStatelessly(t *testing.T) {
 			o.Tasks = &Tasks{Tool: "echo", Runner: plugins}
 		}
 	}
-	a := startHTTP(t, newFixture(t, opts(key)))
+	fa := newFixture(t, opts(key))
+	a := startHTTP(t, fa)
 	b := startHTTP(t, newFixture(t, opts(key)))
 	stranger := startHTTP(t, newFixture(t, opts(nil)))
 	conn := func(url, token string) *httpConn {
@@ -93,60 +137,64 @@ func TestTasksRouteStatelessly(t *testing.T) {
 		return c
 	}
 
-	status, msgs := modernCall(conn(a.URL, "t0"), 1, "echo", `{"text":"x"}`, `,"task":{"ttl":5000}`)
+	// Without the extension the call is an ordinary one.
+	if got := replyOf(extRequest(conn(a.URL, "t0"), 1, "tools/call", `"name":"echo","arguments":{"text":"x"}`, false)); strings.Contains(got, `"taskId"`) || !strings.Contains(got, `"resultType":"complete"`) {
+		t.Fatalf("call without the extension: %s", got)
+	}
+	msgs := extRequest(conn(a.URL, "t0"), 1, "tools/call", `"name":"echo","arguments":{"text":"x"}`, true)
 	var created struct {
-		Task struct {
-			TaskID string `json:"taskId"`
-			Status string `json:"status"`
-			TTL    int64  `json:"ttl"`
-		} `json:"task"`
+		ResultType string `json:"resultType"`
+		TaskID     string `json:"taskId"`
+		Status     string `json:"status"`
+		TTLMs      *int64 `json:"ttlMs"`
+		Task       any    `json:"task"`
 	}
-	if status != http.StatusOK || len(msgs) != 1 || json.Unmarshal(msgs[0].Result, &created) != nil || created.Task.Status != "working" || created.Task.TTL != 5000 {
-		t.Fatalf("task-augmented call: %d %+v", status, msgs)
+	if len(msgs) != 1 || json.Unmarshal(msgs[0].Result, &created) != nil || created.ResultType != "task" || created.Status != "working" || created.Task != nil {
+		t.Fatalf("call with the extension: %s", replyOf(msgs))
 	}
-	if !strings.Contains(string(msgs[0].Result), `"resultType":"complete"`) {
-		t.Errorf("a 2026-07-28 CreateTaskResult without resultType: %s", msgs[0].Result)
+	if !strings.Contains(string(msgs[0].Result), `"ttlMs":null`) {
+		t.Errorf("CreateTaskResult without ttlMs: %s", msgs[0].Result)
 	}
-	id := created.Task.TaskID
+	id := created.TaskID
+	plugins.mu.Lock()
+	ref := taskRef{Plugin: "mem", ID: fmt.Sprintf("t%d", len(plugins.tasks))}
+	plugins.mu.Unlock()
 	params := fmt.Sprintf(`"taskId":%q`, id)
 
+	// The plugin's task asks its client something.
+	fa.srv.TaskInput(ref.Plugin, protov1.TaskInput{TaskID: ref.ID, Key: "k1", Method: protov1.MethodElicit, Params: json.RawMessage(`{"message":"which?","requestedSchema":{"type":"object"}}`)})
+
 	for _, tc := range []struct {
-		name, url, token, method, want string
+		name, url, token, method, params string
+		ext                              bool
+		want                             string
 	}{
-		{"get on the other replica", b.URL, "t0", "tasks/get", `"status":"working"`},
-		{"result", b.URL, "t0", "tasks/result", `"done t1"`},
-		{"result type", b.URL, "t0", "tasks/result", `"resultType":"complete"`},
-		{"cancel", a.URL, "t0", "tasks/cancel", `"status":"cancelled"`},
-		{"another principal", b.URL, "t1", "tasks/get", `unknown task`},
-		{"another key", stranger.URL, "t0", "tasks/get", `unknown task`},
+		{"get on the other replica", b.URL, "t0", "tasks/get", params, true, `"status":"working"`},
+		{"get asks", a.URL, "t0", "tasks/get", params, true, `"inputRequests":{"k1":{"method":"elicitation/create"`},
+		{"get says input_required", a.URL, "t0", "tasks/get", params, true, `"status":"input_required"`},
+		{"get result type", a.URL, "t0", "tasks/get", params, true, `"resultType":"complete"`},
+		{"update", a.URL, "t0", "tasks/update", params + `,"inputResponses":{"k1":{"action":"accept","content":{"pick":"a"}},"k9":{"action":"decline"}}`, true, `"resultType":"complete"}`},
+		{"get after the answer", a.URL, "t0", "tasks/get", params, true, `"status":"working"`},
+		{"update without responses", a.URL, "t0", "tasks/update", params, true, `error -32602`},
+		{"no tasks/result", a.URL, "t0", "tasks/result", params, true, `error -32601`},
+		{"no tasks/list", a.URL, "t0", "tasks/list", "", true, `error -32601`},
+		{"undeclared", a.URL, "t0", "tasks/get", params, false, `error -32021`},
+		{"another principal", b.URL, "t1", "tasks/get", params, true, `unknown task`},
+		{"another key", stranger.URL, "t0", "tasks/get", params, true, `unknown task`},
+		{"no id", a.URL, "t0", "tasks/get", "", true, `error -32602`},
+		{"cancel", b.URL, "t0", "tasks/cancel", params, true, `"resultType":"complete"}`},
+		{"get after cancel", a.URL, "t0", "tasks/get", params, true, `"status":"cancelled"`},
 	} {
-		msgs := modernRequest(conn(tc.url, tc.token), 2, tc.method, params)
-		if len(msgs) != 1 {
-			t.Fatalf("%s: %+v", tc.name, msgs)
-		}
-		got := string(msgs[0].Result)
-		if msgs[0].Error != nil {
-			got = msgs[0].Error.Message
-		}
-		if !strings.Contains(got, tc.want) {
+		if got := replyOf(extRequest(conn(tc.url, tc.token), 2, tc.method, tc.params, tc.ext)); !strings.Contains(got, tc.want) {
 			t.Errorf("%s: %s; want %s", tc.name, got, tc.want)
 		}
 	}
-
-	// tasks/list answers from the replica that made the task, per principal.
-	for _, tc := range []struct {
-		url, token string
-		want       bool
-	}{{a.URL, "t0", true}, {a.URL, "t1", false}, {b.URL, "t0", false}} {
-		msgs := modernRequest(conn(tc.url, tc.token), 3, "tasks/list", "")
-		if len(msgs) != 1 || strings.Contains(string(msgs[0].Result), id) != tc.want {
-			t.Errorf("tasks/list on %s as %s: %+v; want listed %v", tc.url, tc.token, msgs, tc.want)
-		}
+	plugins.mu.Lock()
+	defer plugins.mu.Unlock()
+	if got := string(plugins.answers["k1"]); got != `{"action":"accept","content":{"pick":"a"}}` {
+		t.Errorf("answer handed to the plugin: %q", got)
 	}
-	for _, params := range []string{"", `"taskId":"elsewhere"`} {
-		msgs := modernRequest(conn(a.URL, "t0"), 4, "tasks/get", params)
-		if len(msgs) != 1 || msgs[0].Error == nil || msgs[0].Error.Code != codeInvalidParams {
-			t.Errorf("tasks/get {%s}: %+v; want invalid params", params, msgs)
-		}
+	if _, ok := plugins.answers["k9"]; ok {
+		t.Error("an answer to a key never asked reached the plugin")
 	}
 }
