@@ -184,6 +184,10 @@ func (s *Server) detailedTask(ctx context.Context, ref taskRef, id string) (map[
 			out["error"] = map[string]any{"code": codeInternalError, "message": fmt.Sprintf("the result of task %q of plugin %q cannot be read: %v", id, ref.Plugin, err)}
 			break
 		}
+		// A 2026-07-28 CallToolResult, which names its resultType; the task
+		// it belongs to is the one asked about, not tagged as on 2025-11-25.
+		res.ResultType = mcp.ResultTypeComplete
+		delete(res.Meta.AdditionalFields, mcp.RelatedTaskMetaKey)
 		out["result"] = res
 	case protov1.TaskFailed:
 		msg := t.StatusMessage

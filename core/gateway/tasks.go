@@ -189,7 +189,7 @@ func (s *Server) taskAnswer(env *envelope, result any) rpcResponse {
 }
 
 // taskResult is the task's tool result, tied to the task as MCP asks.
-func (s *Server) taskResult(ctx context.Context, r TaskRunner, ref taskRef, id string) (any, error) {
+func (s *Server) taskResult(ctx context.Context, r TaskRunner, ref taskRef, id string) (*mcp.CallToolResult, error) {
 	res, err := r.TaskResult(ctx, ref.Plugin, ref.ID)
 	if err != nil {
 		return nil, err

@@ -48,7 +48,7 @@ func (t Tasks) start(ctx context.Context, raw json.RawMessage, ttlMs *int64, cli
 		return "", protov1.Task{}, protov1.InvalidArgumentf("call_tool: argument \"arguments\" must be an object of the tool's arguments")
 	}
 	if _, ok := t.h.core[in.Name]; ok {
-		return "", protov1.Task{}, fmt.Errorf("%s is a core tool; call it without \"task\": %w", in.Name, protov1.ErrNoTask)
+		return "", protov1.Task{}, fmt.Errorf("%s is a core tool and does not run as a task; call it without \"task\": %w", in.Name, protov1.ErrNoTask)
 	}
 	tool, ok := t.h.Catalog.Tool(in.Name)
 	if !ok {
