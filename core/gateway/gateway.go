@@ -176,6 +176,8 @@ type Server struct {
 	taskIndex taskIndex
 	// taskInputs holds what tasks ask their clients (taskinput.go).
 	taskInputs taskInputs
+	// taskWatchers are the listens following tasks (tasklisten.go).
+	taskWatchers taskWatchers
 
 	// probe answers /healthz and /readyz and counts requests being served.
 	probe probeState

@@ -80,6 +80,8 @@ func (s *Server) serveTaskExt(ctx context.Context, se *session, env *envelope) (
 		return s.startExtTask(ctx, se, env)
 	case mcp.MethodTasksList, mcp.MethodTasksResult:
 		return errorResponse(env.ID, mcp.METHOD_NOT_FOUND, fmt.Sprintf("%s is not part of protocol %s: follow a task with tasks/get, which carries its result once it is done", env.Method, env.params.Meta.ProtocolVersion)), true
+	case mcp.MethodSubscriptionsListen:
+		return s.listenTasks(ctx, se, env)
 	case mcp.MethodTasksGet, methodTasksUpdate, mcp.MethodTasksCancel:
 	default:
 		return rpcResponse{}, false
@@ -110,6 +112,7 @@ func (s *Server) serveTaskExt(ctx context.Context, se *session, env *envelope) (
 			return errorResponse(env.ID, codeInvalidParams, "tasks/update: params.inputResponses is required (answers keyed like the task's inputRequests)"), true
 		}
 		s.taskInputs.answer(ctx, runner, ref, p.InputResponses, s.log.Warn)
+		s.taskWatchers.changed(ref)
 		result = map[string]any{}
 	case mcp.MethodTasksCancel:
 		_, err = runner.CancelTask(ctx, ref.Plugin, ref.ID)

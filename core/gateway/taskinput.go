@@ -138,6 +138,7 @@ func (s *Server) TaskInput(plugin string, in protov1.TaskInput) {
 		return
 	}
 	ref := taskRef{Plugin: plugin, ID: in.TaskID}
+	defer s.taskWatchers.changed(ref)
 	if in.Withdrawn {
 		s.taskInputs.take(ref, in.Key)
 		return

@@ -132,10 +132,11 @@ func (s *Server) startTask(ctx context.Context, se *session, env *envelope) rpcR
 }
 
 // TaskStatus sends notifications/tasks/status of a plugin's task to the
-// session that created it, under the id that session knows. A task of
-// another process, or of a 2026-07-28 request (which has no session to
-// hear it), is polled instead.
+// session that created it, under the id that session knows, and wakes the
+// 2026-07-28 listens that follow it (tasklisten.go). A task of another
+// process is polled instead.
 func (s *Server) TaskStatus(plugin string, t protov1.Task) {
+	s.taskWatchers.changed(taskRef{Plugin: plugin, ID: t.ID})
 	id, entry, ok := s.taskIndex.find(taskRef{Plugin: plugin, ID: t.ID})
 	if !ok || entry.session == "" {
 		return

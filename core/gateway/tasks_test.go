@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/toolgate/toolgate/sdk/protov1"
 )
@@ -196,5 +198,81 @@ func TestTasksExtension(t *testing.T) {
 	}
 	if _, ok := plugins.answers["k9"]; ok {
 		t.Error("an answer to a key never asked reached the plugin")
+	}
+}
+
+// TestTasksExtensionListen follows a task on a subscriptions/listen of its
+// id: the ids the caller does not own are not agreed to, the task's state
+// comes at once and again when it changes, and the stream ends with the
+// task; a client that does not declare the extension is refused.
+func TestTasksExtensionListen(t *testing.T) {
+	plugins := &memTasks{tasks: map[string]protov1.Task{}}
+	f := newFixture(t, func(o *Options) {
+		o.Tokens = []string{"t0", "t1"}
+		o.Tasks = &Tasks{Tool: "echo", Runner: plugins}
+	})
+	srv := startHTTP(t, f)
+	conn := func(token string) *httpConn {
+		c := newHTTPConn(t, srv.URL+"/mcp", nil)
+		c.header.Set("Authorization", "Bearer "+token)
+		return c
+	}
+	var created struct {
+		TaskID string `json:"taskId"`
+	}
+	msgs := extRequest(conn("t0"), 1, "tools/call", `"name":"echo","arguments":{"text":"x"}`, true)
+	if len(msgs) != 1 || json.Unmarshal(msgs[0].Result, &created) != nil || created.TaskID == "" {
+		t.Fatalf("create: %s", replyOf(msgs))
+	}
+	theirs := extRequest(conn("t1"), 1, "tools/call", `"name":"echo","arguments":{"text":"y"}`, true)
+	var other struct {
+		TaskID string `json:"taskId"`
+	}
+	_ = json.Unmarshal(theirs[0].Result, &other)
+
+	listen := fmt.Sprintf(`"notifications":{"taskIds":[%q,%q,"nonsense"]}`, created.TaskID, other.TaskID)
+	if got := replyOf(extRequest(conn("t0"), 2, "subscriptions/listen", listen, false)); !strings.Contains(got, "error -32021") {
+		t.Errorf("a task listen without the extension: %s", got)
+	}
+	done := make(chan []message, 1)
+	go func() { done <- extRequest(conn("t0"), 3, "subscriptions/listen", listen, true) }()
+	time.Sleep(300 * time.Millisecond)
+	f.srv.TaskInput("mem", protov1.TaskInput{TaskID: "t1", Key: "k", Method: protov1.MethodElicit, Params: json.RawMessage(`{"message":"?"}`)})
+	time.Sleep(300 * time.Millisecond)
+	cancelled, err := plugins.CancelTask(context.Background(), "mem", "t1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.srv.TaskStatus("mem", cancelled)
+	var got []message
+	select {
+	case got = <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the listen did not end with its task")
+	}
+	var seen []string
+	for _, m := range got {
+		switch {
+		case m.Method == "notifications/subscriptions/acknowledged":
+			if !strings.Contains(string(m.Params), `"taskIds":[`+fmt.Sprintf("%q", created.TaskID)+`]`) {
+				t.Errorf("acknowledged %s; want only the caller's task", m.Params)
+			}
+			seen = append(seen, "ack")
+		case m.Method == "notifications/tasks":
+			var p struct {
+				TaskID string `json:"taskId"`
+				Status string `json:"status"`
+			}
+			_ = json.Unmarshal(m.Params, &p)
+			if p.TaskID != created.TaskID || !strings.Contains(string(m.Params), `"io.modelcontextprotocol/subscriptionId":3`) {
+				t.Errorf("notification %s", m.Params)
+			}
+			seen = append(seen, p.Status)
+		case m.Result != nil:
+			seen = append(seen, "end")
+		}
+	}
+	if want := []string{"ack", "working", "input_required", "cancelled", "end"}; !slices.Equal(seen, want) {
+		t.Errorf("listen stream %v; want %v", seen, want)
 	}
 }
