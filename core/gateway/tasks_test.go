@@ -276,3 +276,54 @@ func TestTasksExtensionListen(t *testing.T) {
 		t.Errorf("listen stream %v; want %v", seen, want)
 	}
 }
+
+// FuzzTaskExtension: whatever params a client sends the extension's
+// methods, the gateway answers with a result or an error, never panics, and
+// finds no task in an id it did not issue.
+func FuzzTaskExtension(f *testing.F) {
+	plugins := &memTasks{tasks: map[string]protov1.Task{}}
+	fx, err := buildFixture(func(o *Options) { o.Tasks = &Tasks{Tool: "echo", Runner: plugins} })
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer fx.srv.Close()
+	issued := fx.srv.encodeTaskID(Principal{}, taskRef{Plugin: "mem", ID: "t1"})
+	plugins.tasks["t1"] = protov1.Task{ID: "t1", Status: protov1.TaskWorking}
+	const ext = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}}`
+	for _, seed := range []struct{ method, params string }{
+		{"tasks/get", `"taskId":"` + issued + `"`},
+		{"tasks/update", `"taskId":"` + issued + `","inputResponses":{"k":{"action":"accept"}}`},
+		{"tasks/update", `"taskId":"` + issued + `","inputResponses":[1]`},
+		{"tasks/cancel", `"taskId":7`},
+		{"tools/call", `"name":"echo","arguments":{"text":"x"}`},
+		{"subscriptions/listen", `"notifications":{"taskIds":["` + issued + `"]}`},
+	} {
+		f.Add(seed.method, seed.params)
+	}
+	f.Fuzz(func(t *testing.T, method, params string) {
+		msg := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":%q,"params":{%s,%s}}`, method, params, ext)
+		env, err := parseEnvelope([]byte(msg))
+		if err != nil {
+			return
+		}
+		se, err := fx.srv.makeSession(Principal{}, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer se.end()
+		resp, ok := fx.srv.serveTaskExt(context.Background(), se, env)
+		if !ok {
+			return
+		}
+		if (resp.Result == nil) == (resp.Error == nil) {
+			t.Fatalf("%s {%s}: want exactly one of result and error, got %+v", method, params, resp)
+		}
+		var p struct {
+			TaskID any `json:"taskId"`
+		}
+		_ = json.Unmarshal(env.Params, &p)
+		if id, _ := p.TaskID.(string); id != issued && resp.Error == nil && method != "tools/call" {
+			t.Fatalf("%s of task %v not issued: %+v", method, p.TaskID, resp.Result)
+		}
+	})
+}
