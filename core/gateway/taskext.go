@@ -74,6 +74,11 @@ func missingTasksExtension(env *envelope) rpcResponse {
 func (s *Server) serveTaskExt(ctx context.Context, se *session, env *envelope) (resp rpcResponse, ok bool) {
 	switch mcp.MCPMethod(env.Method) {
 	case mcp.MethodToolsCall:
+		if env.params.Name == s.opts.Tasks.Tool && present(env.params.Task) {
+			// Left alone, mcp-go would run the call as a task of its own
+			// that no request here can follow.
+			return errorResponse(env.ID, codeInvalidParams, fmt.Sprintf("tools/call of %s: params.task is not part of protocol %s: declare the %s extension in the request's client capabilities, and a call that runs as a task is answered with one", env.params.Name, env.params.Meta.ProtocolVersion, TasksExtension)), true
+		}
 		if env.params.Name != s.opts.Tasks.Tool || env.params.RequestState != "" || !declaresTasks(env) {
 			return rpcResponse{}, false
 		}
