@@ -42,9 +42,14 @@ type extRun struct {
 		Status string `json:"status"`
 	} `json:"snapshot"`
 	Response *struct {
-		Kind  string    `json:"kind"`
-		Error *rpcError `json:"error"`
+		Kind   string          `json:"kind"`
+		Result json.RawMessage `json:"result"`
+		Error  *rpcError       `json:"error"`
 	} `json:"response"`
+	Streamed []struct {
+		Method string          `json:"method"`
+		Params json.RawMessage `json:"params"`
+	} `json:"streamed"`
 	Error string `json:"error"`
 }
 
@@ -88,8 +93,9 @@ func runExtClient(t *testing.T, url, token string, args ...string) extRun {
 // ambiguous mode the server's elicitation surfaces as the task's
 // inputRequests and the client's tasks/update answer reaches the server,
 // whose report shows it; a second task is cancelled; another principal
-// cannot see either; a tool that runs no task answers at once; and
-// tasks/result is not part of the protocol.
+// cannot see either; a tool that runs no task answers at once; a listen of
+// a task's id hears it to its end; and tasks/result is not part of the
+// protocol.
 func TestTasksExtensionClient(t *testing.T) {
 	g := startGateway(t, setup{
 		Plugins: everythingPlugin(t, "everything", true),
@@ -142,6 +148,45 @@ func TestTasksExtensionClient(t *testing.T) {
 	immediate := runExtClient(t, url, "alice-secret", "x_everything_echo", `{"message":"no task"}`, "settle")
 	if immediate.Error != "" || immediate.Kind != "immediate" || immediate.Outcome.Result == nil || !strings.Contains(immediate.Outcome.Result.text(), "no task") {
 		t.Errorf("a tool that runs no task: %+v", immediate)
+	}
+
+	// A listen of a fresh task's id hears it to its end.
+	created := runExtClient(t, url, "alice-secret", "", "", "raw", "tools/call", `{"name":"call_tool","arguments":{"name":"`+researchTool+`","arguments":{"topic":"listening"}}}`)
+	var task struct {
+		ResultType string `json:"resultType"`
+		TaskID     string `json:"taskId"`
+	}
+	if created.Response == nil || json.Unmarshal(created.Response.Result, &task) != nil || task.ResultType != "task" {
+		t.Fatalf("raw task-creating call: %+v", created)
+	}
+	heard := runExtClient(t, url, "alice-secret", "", "", "raw", "subscriptions/listen", `{"notifications":{"taskIds":["`+task.TaskID+`","`+run.TaskID+`x"]}}`)
+	var statuses []string
+	for _, m := range heard.Streamed {
+		switch m.Method {
+		case "notifications/subscriptions/acknowledged":
+			if !strings.Contains(string(m.Params), `"taskIds":["`+task.TaskID+`"]`) {
+				t.Errorf("acknowledged %s; want only the real task's id", m.Params)
+			}
+		case "notifications/tasks":
+			var p struct {
+				TaskID string  `json:"taskId"`
+				Status string  `json:"status"`
+				Result *result `json:"result"`
+			}
+			_ = json.Unmarshal(m.Params, &p)
+			if p.TaskID != task.TaskID {
+				t.Errorf("notification of another task: %s", m.Params)
+			}
+			if p.Status == "completed" && (p.Result == nil || !strings.Contains(p.Result.text(), "listening")) {
+				t.Errorf("completed without its report: %s", m.Params)
+			}
+			if len(statuses) == 0 || statuses[len(statuses)-1] != p.Status {
+				statuses = append(statuses, p.Status)
+			}
+		}
+	}
+	if len(statuses) < 2 || statuses[0] != "working" || statuses[len(statuses)-1] != "completed" || heard.Response == nil || heard.Response.Error != nil {
+		t.Errorf("listen heard %v, ended %+v; want working through completed, then the end of the stream", statuses, heard.Response)
 	}
 
 	raw := runExtClient(t, url, "alice-secret", "", "", "raw", "tasks/result", `{"taskId":"`+run.TaskID+`"}`)

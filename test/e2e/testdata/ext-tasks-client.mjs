@@ -9,7 +9,8 @@
 //   MODE settle: call TOOL and settle it, answering an elicitation with the
 //                second option offered; cancel: call, then cancel the task
 //                it became; snapshot ID: tasks/get of task ID through the
-//                session; raw METHOD PARAMS_JSON: one request as is.
+//                session; raw METHOD PARAMS_JSON: one request as is, with
+//                every message of its event stream.
 // Prints one JSON object on stdout: what the session saw.
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -22,6 +23,7 @@ const [url, token, tool, argsJSON, mode, ...rest] = process.argv.slice(2);
 const version = "2026-07-28";
 const capabilities = { elicitation: { form: {} }, extensions: { "io.modelcontextprotocol/tasks": {} } };
 const wire = []; // every method sent and what came back, for the test to check
+const streamed = []; // every message of the event streams of the answers
 
 let nextID = 1;
 async function send(request, options) {
@@ -51,6 +53,7 @@ async function send(request, options) {
     for (const line of text.split("\n")) {
       if (!line.startsWith("data:")) continue;
       const m = JSON.parse(line.slice(5));
+      streamed.push(m);
       if (m.id === msg.id && ("result" in m || "error" in m)) answer = m;
     }
   } else {
@@ -87,6 +90,7 @@ try {
   if (mode === "raw") {
     const [method, paramsJSON] = rest;
     out.response = await send({ jsonrpc: "2.0", method, params: JSON.parse(paramsJSON) });
+    out.streamed = streamed;
   } else if (mode === "snapshot") {
     const view = await session.task(rest[0]).snapshot();
     out.snapshot = { taskId: view.taskId, status: view.status };
