@@ -120,7 +120,13 @@ func (s *Server) serveTaskExt(ctx context.Context, se *session, env *envelope) (
 		s.taskWatchers.changed(ref)
 		result = map[string]any{}
 	case mcp.MethodTasksCancel:
-		_, err = runner.CancelTask(ctx, ref.Plugin, ref.ID)
+		if _, err = runner.CancelTask(ctx, ref.Plugin, ref.ID); err != nil {
+			// A task that has already ended is acknowledged: cancelling is
+			// cooperative, and it simply ended otherwise.
+			if t, gerr := runner.GetTask(ctx, ref.Plugin, ref.ID); gerr == nil && terminal(t.Status) {
+				err = nil
+			}
+		}
 		result = map[string]any{}
 	}
 	if err != nil {

@@ -67,6 +67,9 @@ func (m *memTasks) CancelTask(ctx context.Context, plugin, id string) (protov1.T
 	if err != nil {
 		return t, err
 	}
+	if t.Status == protov1.TaskCancelled {
+		return t, protov1.InvalidArgumentf("task %q has already ended", id)
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	t.Status = protov1.TaskCancelled
@@ -188,6 +191,7 @@ func TestTasksExtension(t *testing.T) {
 		{"the 2025-11-25 task param undeclared", a.URL, "t0", "tools/call", `"name":"echo","arguments":{"text":"x"},"task":{}`, false, `error -32602`},
 		{"cancel", b.URL, "t0", "tasks/cancel", params, true, `"resultType":"complete"}`},
 		{"get after cancel", a.URL, "t0", "tasks/get", params, true, `"status":"cancelled"`},
+		{"cancel once ended", a.URL, "t0", "tasks/cancel", params, true, `"resultType":"complete"}`},
 	} {
 		if got := replyOf(extRequest(conn(tc.url, tc.token), 2, tc.method, tc.params, tc.ext)); !strings.Contains(got, tc.want) {
 			t.Errorf("%s: %s; want %s", tc.name, got, tc.want)
