@@ -11,13 +11,15 @@
 set -euo pipefail
 
 # Bump the directory key when a change must not reuse an older install in place.
-NODE_KEY=node-v1
+NODE_KEY=node-v2
 PACKAGES=(
 	@modelcontextprotocol/server-everything@2026.8.31
 	@modelcontextprotocol/server-filesystem@2026.8.31
 	@modelcontextprotocol/server-memory@2026.8.31
 	@modelcontextprotocol/server-sequential-thinking@2026.8.31
 	@modelcontextprotocol/sdk@1.32.2
+	@modelcontextprotocol/ext-tasks@0.2.2
+	@modelcontextprotocol/client@2.4.0
 )
 # The executables tests start; each must exist after an install.
 BINS=(mcp-server-everything mcp-server-filesystem mcp-server-memory mcp-server-sequential-thinking)

@@ -130,6 +130,8 @@ func assemble(ctx context.Context, cfg *config.Config, topts telemetry.Options, 
 				front.ResourceUpdated(e.URI)
 			case protov1.EventTaskStatus:
 				front.TaskStatus(plugin, *e.Task)
+			case protov1.EventTaskInput:
+				front.TaskInput(plugin, *e.TaskInput)
 			}
 		},
 		OnEvent: func(e supervisor.Event) {

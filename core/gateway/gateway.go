@@ -174,6 +174,10 @@ type Server struct {
 	askSeq atomic.Uint64
 	// taskIndex lists the tasks this process created, for tasks/list.
 	taskIndex taskIndex
+	// taskInputs holds what tasks ask their clients (taskinput.go).
+	taskInputs taskInputs
+	// taskWatchers are the listens following tasks (tasklisten.go).
+	taskWatchers taskWatchers
 
 	// probe answers /healthz and /readyz and counts requests being served.
 	probe probeState
@@ -249,7 +253,8 @@ func New(opts Options) (*Server, error) {
 	mcpOpts = append(mcpOpts, s.hooks())
 	mcpOpts = append(mcpOpts, s.nativeOptions()...)
 	if opts.Tasks != nil {
-		mcpOpts = append(mcpOpts, server.WithTaskCapabilities(true, true, true))
+		mcpOpts = append(mcpOpts, server.WithTaskCapabilities(true, true, true),
+			server.WithExtensions(map[string]any{TasksExtension: map[string]any{}}))
 	}
 	s.mcp = server.NewMCPServer(opts.Name, opts.Version, mcpOpts...)
 	if opts.RootsChanged != nil {

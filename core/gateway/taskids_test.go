@@ -70,7 +70,7 @@ func FuzzDecodeTaskID(f *testing.F) {
 // noTasks is a TaskRunner for option checks; it runs nothing.
 type noTasks struct{}
 
-func (noTasks) StartTask(context.Context, json.RawMessage, *int64) (string, protov1.Task, error) {
+func (noTasks) StartTask(context.Context, json.RawMessage, *int64, *protov1.PeerCapabilities) (string, protov1.Task, error) {
 	return "", protov1.Task{}, protov1.InvalidArgumentf("no tasks here")
 }
 func (noTasks) GetTask(context.Context, string, string) (protov1.Task, error) {
@@ -81,4 +81,7 @@ func (noTasks) TaskResult(context.Context, string, string) (*protov1.Result, err
 }
 func (noTasks) CancelTask(context.Context, string, string) (protov1.Task, error) {
 	return protov1.Task{}, protov1.ErrNotFound
+}
+func (noTasks) AnswerTaskInput(context.Context, string, string, string, json.RawMessage, *protov1.PeerError) error {
+	return protov1.ErrNotFound
 }

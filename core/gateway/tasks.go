@@ -30,10 +30,14 @@ type Tasks struct {
 type TaskRunner interface {
 	// StartTask runs the call that args of Tasks.Tool describe as a task of
 	// a plugin, and names that plugin.
-	StartTask(ctx context.Context, args json.RawMessage, ttlMs *int64) (plugin string, t protov1.Task, err error)
+	// client says what the task's client answers, should the task ask.
+	StartTask(ctx context.Context, args json.RawMessage, ttlMs *int64, client *protov1.PeerCapabilities) (plugin string, t protov1.Task, err error)
 	GetTask(ctx context.Context, plugin, id string) (protov1.Task, error)
 	TaskResult(ctx context.Context, plugin, id string) (*protov1.Result, error)
 	CancelTask(ctx context.Context, plugin, id string) (protov1.Task, error)
+	// AnswerTaskInput hands the plugin the client's answer to what its task
+	// asked under key (taskinput.go).
+	AnswerTaskInput(ctx context.Context, plugin, id, key string, result json.RawMessage, err *protov1.PeerError) error
 }
 
 const codeInvalidParams = -32602
@@ -47,6 +51,9 @@ func (s *Server) serveTask(ctx context.Context, se *session, env *envelope) (res
 	who := se.owner
 	// Audit lines and traces name who runs a task as they do for a call.
 	ctx = withCaller(ctx, Caller{Principal: who, Session: se.callerSession()})
+	if env.modern() {
+		return s.serveTaskExt(ctx, se, env)
+	}
 	switch mcp.MCPMethod(env.Method) {
 	case mcp.MethodToolsCall:
 		if env.params.Name != tasks.Tool || !present(env.params.Task) {
@@ -81,7 +88,9 @@ func (s *Server) serveTask(ctx context.Context, se *session, env *envelope) (res
 		t, err = tasks.Runner.CancelTask(ctx, ref.Plugin, ref.ID)
 		result = taskJSON(p.TaskID, t)
 	case mcp.MethodTasksResult:
+		stop := s.forwardTaskInputs(ctx, se, p.TaskID, ref)
 		result, err = s.taskResult(ctx, tasks.Runner, ref, p.TaskID)
+		stop()
 	}
 	if err != nil {
 		if errors.Is(err, protov1.ErrNotFound) {
@@ -103,7 +112,8 @@ func (s *Server) startTask(ctx context.Context, se *session, env *envelope) rpcR
 	if tp.TTL != nil && *tp.TTL < 0 {
 		return errorResponse(env.ID, codeInvalidParams, fmt.Sprintf("tools/call of %s: params.task.ttl must not be negative; got %d", env.params.Name, *tp.TTL))
 	}
-	plugin, t, err := s.opts.Tasks.Runner.StartTask(ctx, env.params.Arguments, tp.TTL)
+	caps := peerCapabilities(se.GetClientCapabilities())
+	plugin, t, err := s.opts.Tasks.Runner.StartTask(ctx, env.params.Arguments, tp.TTL, &caps)
 	if err != nil {
 		return s.taskFailure(env, fmt.Sprintf("tools/call of %s as a task", env.params.Name), err)
 	}
@@ -122,10 +132,11 @@ func (s *Server) startTask(ctx context.Context, se *session, env *envelope) rpcR
 }
 
 // TaskStatus sends notifications/tasks/status of a plugin's task to the
-// session that created it, under the id that session knows. A task of
-// another process, or of a 2026-07-28 request (which has no session to
-// hear it), is polled instead.
+// session that created it, under the id that session knows, and wakes the
+// 2026-07-28 listens that follow it (tasklisten.go). A task of another
+// process is polled instead.
 func (s *Server) TaskStatus(plugin string, t protov1.Task) {
+	s.taskWatchers.changed(taskRef{Plugin: plugin, ID: t.ID})
 	id, entry, ok := s.taskIndex.find(taskRef{Plugin: plugin, ID: t.ID})
 	if !ok || entry.session == "" {
 		return
@@ -179,7 +190,7 @@ func (s *Server) taskAnswer(env *envelope, result any) rpcResponse {
 }
 
 // taskResult is the task's tool result, tied to the task as MCP asks.
-func (s *Server) taskResult(ctx context.Context, r TaskRunner, ref taskRef, id string) (any, error) {
+func (s *Server) taskResult(ctx context.Context, r TaskRunner, ref taskRef, id string) (*mcp.CallToolResult, error) {
 	res, err := r.TaskResult(ctx, ref.Plugin, ref.ID)
 	if err != nil {
 		return nil, err
@@ -202,7 +213,7 @@ func (s *Server) taskFailure(env *envelope, what string, err error) rpcResponse 
 	switch {
 	case errors.Is(err, protov1.ErrNotFound):
 		return errorResponse(env.ID, codeInvalidParams, fmt.Sprintf("%s: not found: %v", what, err))
-	case errors.Is(err, protov1.ErrInvalidArgument):
+	case errors.Is(err, protov1.ErrInvalidArgument), errors.Is(err, protov1.ErrNoTask):
 		return errorResponse(env.ID, codeInvalidParams, fmt.Sprintf("%s: %v", what, err))
 	}
 	s.log.Warn("task request failed", "method", env.Method, "error", err)

@@ -21,11 +21,12 @@ func (h *Handlers) Tasks() Tasks { return Tasks{h: h} }
 
 // StartTask checks call_tool's arguments as a call would, then asks the
 // tool's plugin to run the call as a task. Core tools do not run as tasks.
-// The Observer hears of it as of a call, which ends when the task is made.
-func (t Tasks) StartTask(ctx context.Context, raw json.RawMessage, ttlMs *int64) (plugin string, task protov1.Task, err error) {
+// client says what the task's client answers (nil: nothing). The Observer
+// hears of it as of a call, which ends when the task is made.
+func (t Tasks) StartTask(ctx context.Context, raw json.RawMessage, ttlMs *int64, client *protov1.PeerCapabilities) (plugin string, task protov1.Task, err error) {
 	_, err = t.h.observe(ctx, raw, nil, func(ctx context.Context, raw json.RawMessage, _ protov1.CallEvents, rec *CallRecord) (*protov1.Result, error) {
 		var err error
-		plugin, task, err = t.start(ctx, raw, ttlMs, rec)
+		plugin, task, err = t.start(ctx, raw, ttlMs, client, rec)
 		if err != nil {
 			return nil, err
 		}
@@ -34,7 +35,7 @@ func (t Tasks) StartTask(ctx context.Context, raw json.RawMessage, ttlMs *int64)
 	return plugin, task, err
 }
 
-func (t Tasks) start(ctx context.Context, raw json.RawMessage, ttlMs *int64, rec *CallRecord) (string, protov1.Task, error) {
+func (t Tasks) start(ctx context.Context, raw json.RawMessage, ttlMs *int64, client *protov1.PeerCapabilities, rec *CallRecord) (string, protov1.Task, error) {
 	var in callArgs
 	if err := decode("call_tool", raw, &in); err != nil {
 		return "", protov1.Task{}, protov1.InvalidArgumentf("%v", err)
@@ -47,7 +48,7 @@ func (t Tasks) start(ctx context.Context, raw json.RawMessage, ttlMs *int64, rec
 		return "", protov1.Task{}, protov1.InvalidArgumentf("call_tool: argument \"arguments\" must be an object of the tool's arguments")
 	}
 	if _, ok := t.h.core[in.Name]; ok {
-		return "", protov1.Task{}, protov1.InvalidArgumentf("%s is a core tool and does not run as a task; call it without \"task\"", in.Name)
+		return "", protov1.Task{}, fmt.Errorf("%s is a core tool and does not run as a task; call it without \"task\": %w", in.Name, protov1.ErrNoTask)
 	}
 	tool, ok := t.h.Catalog.Tool(in.Name)
 	if !ok {
@@ -68,7 +69,7 @@ func (t Tasks) start(ctx context.Context, raw json.RawMessage, ttlMs *int64, rec
 	var task protov1.Task
 	err := sup.Tasks(ctx, func(r protov1.TaskRunner) error {
 		var err error
-		task, err = r.CreateTask(ctx, &protov1.CallRequest{Name: tool.Def.Name, Arguments: args}, ttlMs)
+		task, err = r.CreateTask(ctx, &protov1.CallRequest{Name: tool.Def.Name, Arguments: args, TaskClient: client}, ttlMs)
 		return err
 	})
 	return tool.Plugin, task, err
@@ -99,6 +100,18 @@ func (t Tasks) CancelTask(ctx context.Context, plugin, id string) (task protov1.
 		return err
 	})
 	return task, err
+}
+
+// AnswerTaskInput hands plugin the client's answer to what its task id
+// asked under key.
+func (t Tasks) AnswerTaskInput(ctx context.Context, plugin, id, key string, result json.RawMessage, perr *protov1.PeerError) error {
+	return t.run(ctx, plugin, func(r protov1.TaskRunner) error {
+		a, ok := r.(protov1.TaskInputAnswerer)
+		if !ok {
+			return protov1.InvalidArgumentf("plugin %q takes no answers for its tasks", plugin)
+		}
+		return a.AnswerTaskInput(ctx, id, key, result, perr)
+	})
 }
 
 func (t Tasks) run(ctx context.Context, plugin string, f func(protov1.TaskRunner) error) error {

@@ -2,7 +2,9 @@ package supervisor
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/toolgate/toolgate/sdk/pluginhost"
@@ -22,7 +24,7 @@ func (s *Supervisor) Tasks(ctx context.Context, f func(protov1.TaskRunner) error
 		return f(holdingRunner{TaskRunner: p.Plugin.Tasks(), s: s})
 	})
 	if errors.Is(err, pluginhost.ErrUnsupported) {
-		return protov1.InvalidArgumentf("plugin %q does not run tasks", s.spec.Name)
+		return fmt.Errorf("plugin %q does not run tasks: %w", s.spec.Name, protov1.ErrNoTask)
 	}
 	return err
 }
@@ -50,4 +52,14 @@ func (r holdingRunner) CreateTask(ctx context.Context, req *protov1.CallRequest,
 			return t, nil
 		}
 	}
+}
+
+// AnswerTaskInput hands the plugin a client's answer to what its task
+// asked; a plugin that raises no task input refuses it as unsupported.
+func (r holdingRunner) AnswerTaskInput(ctx context.Context, taskID, key string, result json.RawMessage, perr *protov1.PeerError) error {
+	a, ok := r.TaskRunner.(protov1.TaskInputAnswerer)
+	if !ok {
+		return protov1.InvalidArgumentf("plugin %q takes no answers for its tasks", r.s.spec.Name)
+	}
+	return a.AnswerTaskInput(ctx, taskID, key, result, perr)
 }

@@ -21,7 +21,7 @@ import (
 // These must match the directory keys in scripts/install-node-parts.sh and
 // scripts/build-kube.sh; the package's tests check that they do.
 const (
-	nodeKey = "node-v1"
+	nodeKey = "node-v2"
 	// conformanceKey is scripts/install-conformance.sh's directory key.
 	conformanceKey = "conformance-v1"
 	kubeVersion    = "1.36.3"

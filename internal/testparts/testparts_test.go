@@ -107,8 +107,8 @@ func TestNodeParts(t *testing.T) {
 		t.Errorf("NodeModules() = %q, want an absolute path", prefix)
 	}
 	pins := nodePins(t)
-	if len(pins) != 5 {
-		t.Errorf("install-node-parts.sh pins %d packages, want 5: %v", len(pins), pins)
+	if len(pins) != 7 {
+		t.Errorf("install-node-parts.sh pins %d packages, want 7: %v", len(pins), pins)
 	}
 	for name, want := range pins {
 		b, err := os.ReadFile(filepath.Join(prefix, "node_modules", name, "package.json"))

@@ -86,7 +86,7 @@ func (b *Backend) session() (*session, error) {
 // any MCP server may offer.
 func (b *Backend) GetInfo(context.Context) (protov1.Info, error) {
 	info := protov1.Info{Name: Name, Version: b.Version, ProtocolMinor: protov1.ProtocolMinor,
-		Capabilities: protov1.Capabilities{Tools: true, Watch: true, Progress: true, ClientCallbacks: true, Tasks: true},
+		Capabilities: protov1.Capabilities{Tools: true, Watch: true, Progress: true, ClientCallbacks: true, Tasks: true, TaskInput: true},
 		ConfigSchema: configSchema}
 	if s, err := b.session(); err == nil {
 		caps := s.info.Capabilities

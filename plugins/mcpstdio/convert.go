@@ -26,7 +26,10 @@ type wireTool struct {
 		IdempotentHint  *bool  `json:"idempotentHint"`
 		OpenWorldHint   *bool  `json:"openWorldHint"`
 	} `json:"annotations"`
-	Meta json.RawMessage `json:"_meta"`
+	Meta      json.RawMessage `json:"_meta"`
+	Execution *struct {
+		TaskSupport string `json:"taskSupport"`
+	} `json:"execution"`
 }
 
 type wireResource struct {

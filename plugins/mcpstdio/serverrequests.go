@@ -53,6 +53,11 @@ func (s *session) onServerRequest(_ context.Context, req transport.JSONRPCReques
 	default:
 		return errorResponse(req.ID, mcp.METHOD_NOT_FOUND, fmt.Sprintf("toolgate does not serve %s to MCP servers", req.Method)), nil
 	}
+	if task := relatedTask(params); task != "" {
+		if resp, ok := s.askForTask(req, task, params); ok {
+			return resp, nil
+		}
+	}
 	route, why := s.routeOf(params)
 	if route == nil {
 		s.log.Debug("server request with no client to ask", "method", req.Method, "why", why)

@@ -74,6 +74,10 @@ type session struct {
 	routes    map[string]*callRoute // by progress token
 	running   map[*callRoute]struct{}
 	asking    map[string]context.CancelFunc // the server's requests a client is being asked, by request id
+	// taskTools are the tools the server runs as tasks (taskSupport
+	// optional or required).
+	taskTools map[string]bool
+	taskAsks  taskAsks
 
 	wake     chan struct{}
 	stopping chan struct{}
@@ -341,11 +345,15 @@ func (s *session) refresh(ctx context.Context, which lists) error {
 			return err
 		}
 		out := make([]protov1.Tool, len(ws))
+		taskTools := map[string]bool{}
 		for i, w := range ws {
 			out[i] = toolFromWire(w)
+			if w.Execution != nil && (w.Execution.TaskSupport == "optional" || w.Execution.TaskSupport == "required") {
+				taskTools[w.Name] = true
+			}
 		}
 		s.mu.Lock()
-		s.tools = out
+		s.tools, s.taskTools = out, taskTools
 		s.mu.Unlock()
 	}
 	if which&listResources != 0 {

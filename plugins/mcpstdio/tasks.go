@@ -48,7 +48,7 @@ func (b *Backend) taskSession() (*session, error) {
 		return nil, err
 	}
 	if !serverRunsTasks(s.info.Capabilities) {
-		return nil, protov1.InvalidArgumentf("the MCP server %q does not run tool calls as tasks (its capabilities have no tasks.requests.tools.call)", s.info.ServerInfo.Name)
+		return nil, fmt.Errorf("the MCP server %q does not run tool calls as tasks (its capabilities have no tasks.requests.tools.call): %w", s.info.ServerInfo.Name, protov1.ErrNoTask)
 	}
 	return s, nil
 }
@@ -57,6 +57,12 @@ func (b *Backend) CreateTask(ctx context.Context, req *protov1.CallRequest, ttlM
 	s, err := b.taskSession()
 	if err != nil {
 		return protov1.Task{}, err
+	}
+	s.mu.Lock()
+	runs := s.taskTools[req.Name]
+	s.mu.Unlock()
+	if !runs {
+		return protov1.Task{}, fmt.Errorf("tool %q of the MCP server %q (its execution.taskSupport is not optional or required): %w", req.Name, s.info.ServerInfo.Name, protov1.ErrNoTask)
 	}
 	params := map[string]any{"name": req.Name, "task": map[string]any{}}
 	if ttlMs != nil {
@@ -81,7 +87,11 @@ func (b *Backend) CreateTask(ctx context.Context, req *protov1.CallRequest, ttlM
 	if created.Task == nil || created.Task.TaskID == "" {
 		return protov1.Task{}, protov1.InvalidArgumentf("tool %q does not run as a task: the server answered with a plain result; call it without \"task\"", req.Name)
 	}
-	return created.Task.task(), nil
+	t := created.Task.task()
+	if c := req.TaskClient; c != nil && (c.Sampling || c.Elicitation || c.Roots) {
+		s.follow(t.ID, *c, t.TTLMs)
+	}
+	return t, nil
 }
 
 func (b *Backend) GetTask(ctx context.Context, id string) (protov1.Task, error) {

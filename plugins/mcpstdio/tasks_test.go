@@ -83,7 +83,60 @@ func TestEverythingTasks(t *testing.T) {
 		t.Errorf("GetTask of an unknown id: %v; want not found", err)
 	}
 	_, err = tr.CreateTask(ctx, &protov1.CallRequest{Name: "echo", Arguments: mustJSON(t, map[string]any{"message": "x"})}, nil)
-	if !errors.Is(err, protov1.ErrInvalidArgument) || !strings.Contains(err.Error(), `"echo"`) {
-		t.Errorf("CreateTask of echo, which runs no task: %v; want an invalid-argument error naming it", err)
+	if !errors.Is(err, protov1.ErrNoTask) || !strings.Contains(err.Error(), `"echo"`) {
+		t.Errorf("CreateTask of echo, which runs no task: %v; want ErrNoTask naming it, before anything runs", err)
+	}
+}
+
+// TestEverythingTaskInput runs server-everything's task tool in its
+// ambiguous mode, whose server asks its client to clarify the topic with an
+// elicitation held until someone calls tasks/result: the plugin raises it as
+// a TaskInput event of the task, and the answer given through
+// AnswerTaskInput reaches the server and shows in the task's result.
+func TestEverythingTaskInput(t *testing.T) {
+	h := start(t, everything(t))
+	events := h.watch(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if !waitFor(15*time.Second, func() bool {
+		tools, err := h.host.ListTools(ctx)
+		return err == nil && slices.Contains(toolNames(tools), "simulate-research-query")
+	}) {
+		t.Fatal("simulate-research-query never listed")
+	}
+	tr := h.host.(protov1.TaskRunner)
+	answerer, ok := h.host.(protov1.TaskInputAnswerer)
+	if !ok {
+		t.Fatalf("the host's client %T takes no task input answers", h.host)
+	}
+	task, err := tr.CreateTask(ctx, &protov1.CallRequest{Name: "simulate-research-query",
+		Arguments:  mustJSON(t, map[string]any{"topic": "python", "ambiguous": true}),
+		TaskClient: &protov1.PeerCapabilities{Elicitation: true, ElicitationForm: true}}, nil)
+	if err != nil {
+		t.Fatalf("CreateTask: %v", err)
+	}
+	ev := waitEvent(t, events, protov1.EventTaskInput)
+	in := ev.TaskInput
+	if in == nil || in.TaskID != task.ID || in.Method != protov1.MethodElicit || in.Key == "" || !strings.Contains(string(in.Params), "interpretation") {
+		t.Fatalf("task input event: %+v", in)
+	}
+	if strings.Contains(string(in.Params), "related-task") {
+		t.Errorf("the server's task tag reached the host: %s", in.Params)
+	}
+	if err := answerer.AnswerTaskInput(ctx, task.ID, in.Key, mustJSON(t, map[string]any{"action": "accept", "content": map[string]any{"interpretation": "snake"}}), nil); err != nil {
+		t.Fatalf("AnswerTaskInput: %v", err)
+	}
+	if err := answerer.AnswerTaskInput(ctx, task.ID, in.Key, mustJSON(t, map[string]any{"action": "decline"}), nil); !errors.Is(err, protov1.ErrNotFound) {
+		t.Errorf("a second answer to %q: %v; want not found", in.Key, err)
+	}
+	if !waitFor(30*time.Second, func() bool {
+		task, err = tr.GetTask(ctx, task.ID)
+		return err == nil && task.Status == protov1.TaskCompleted
+	}) {
+		t.Fatalf("task never completed: %+v, %v", task, err)
+	}
+	res, err := tr.TaskResult(ctx, task.ID)
+	if err != nil || !strings.Contains(textOf(res), "snake") {
+		t.Fatalf("TaskResult = %+v, %v; want the clarification in it", res, err)
 	}
 }

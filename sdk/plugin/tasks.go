@@ -34,13 +34,17 @@ type runningTask struct {
 	cancel  context.CancelFunc
 	done    chan struct{} // closed once result is set
 	result  *Result
+	// asks are what the handler waits for its client to answer, by key
+	// (taskinput.go); seq numbers the keys.
+	asks map[string]chan taskAnswer
+	seq  int
 }
 
 var _ protov1.TaskRunner = (*taskBackend)(nil)
 
 func (b *taskBackend) GetInfo(ctx context.Context) (protov1.Info, error) {
 	info, err := b.backend.GetInfo(ctx)
-	info.Capabilities.Tasks = true
+	info.Capabilities.Tasks, info.Capabilities.TaskInput = true, true
 	return info, err
 }
 
@@ -66,13 +70,19 @@ func (b *taskBackend) CreateTask(_ context.Context, req *protov1.CallRequest, tt
 	b.dropExpired(now)
 	b.tasks[rt.task.ID] = rt
 	b.mu.Unlock()
-	go b.run(ctx, rt, t, req)
-	return rt.task, nil
+	call := &Call{Name: req.Name, Arguments: req.Arguments, Meta: req.Meta}
+	if req.TaskClient != nil {
+		call.peer = &taskPeer{b: b, rt: rt, caps: *req.TaskClient}
+	}
+	// Read before the handler runs: it may change the task at once.
+	created := rt.task
+	go b.run(ctx, rt, t, call)
+	return created, nil
 }
 
-func (b *taskBackend) run(ctx context.Context, rt *runningTask, t *Tool, req *protov1.CallRequest) {
+func (b *taskBackend) run(ctx context.Context, rt *runningTask, t *Tool, call *Call) {
 	defer rt.cancel()
-	res, err := runHandler(ctx, t, &Call{Name: req.Name, Arguments: req.Arguments, Meta: req.Meta})
+	res, err := runHandler(ctx, t, call)
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if rt.task.Status == protov1.TaskCancelled {
@@ -80,10 +90,10 @@ func (b *taskBackend) run(ctx context.Context, rt *runningTask, t *Tool, req *pr
 	}
 	switch {
 	case err != nil:
-		rt.result = &Result{IsError: true, Content: []Content{{Kind: protov1.KindText, Text: fmt.Sprintf("tool %q failed: %v", req.Name, err)}}}
+		rt.result = &Result{IsError: true, Content: []Content{{Kind: protov1.KindText, Text: fmt.Sprintf("tool %q failed: %v", call.Name, err)}}}
 		rt.task.Status, rt.task.StatusMessage = protov1.TaskFailed, err.Error()
 	case res == nil:
-		rt.result = &Result{IsError: true, Content: []Content{{Kind: protov1.KindText, Text: fmt.Sprintf("tool %q returned no result", req.Name)}}}
+		rt.result = &Result{IsError: true, Content: []Content{{Kind: protov1.KindText, Text: fmt.Sprintf("tool %q returned no result", call.Name)}}}
 		rt.task.Status = protov1.TaskFailed
 	case res.IsError:
 		rt.result, rt.task.Status = res, protov1.TaskFailed

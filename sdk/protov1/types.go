@@ -12,7 +12,9 @@ import "encoding/json"
 //     UnsubscribeResource).
 //   - 4: MCP tasks: CreateTask, GetTask, TaskResult, ListTasks, CancelTask,
 //     and task status on Watch.
-const ProtocolMinor = 4
+//   - 5: task input: a task's requests to its client travel as TaskInput
+//     events on Watch, and AnswerTaskInput brings the answers back.
+const ProtocolMinor = 5
 
 // MinorClientCallbacks is the first minor whose plugins ask a call's client
 // through the host; the host offers an older plugin no client, whatever its
@@ -47,6 +49,9 @@ type Capabilities struct {
 	ResourceSubscribe bool
 	// Tasks: the plugin runs tool calls as MCP tasks (TaskRunner).
 	Tasks bool
+	// TaskInput: the Backend is a TaskInputAnswerer that raises its tasks'
+	// requests to their client as EventTaskInput (minor 5).
+	TaskInput bool
 }
 
 // Tool is a tool definition as MCP describes it, plus toolgate labels.
@@ -146,6 +151,10 @@ type CallRequest struct {
 	// the plugin over go-plugin's broker for this call only; in-process it is
 	// passed as is.
 	Peer Peer
+	// TaskClient is what the client of a CreateTask answers, for a backend
+	// that raises its tasks' requests (TaskInputAnswerer); nil when it can
+	// be asked nothing.
+	TaskClient *PeerCapabilities
 }
 
 // Progress is one progress report of a running call.
@@ -243,6 +252,9 @@ const (
 	EventLog
 	// EventTaskStatus: a task the plugin runs changed state (minor 4).
 	EventTaskStatus
+	// EventTaskInput: a task the plugin runs asks its client something, or
+	// withdrew what it asked (minor 5).
+	EventTaskInput
 )
 
 // Event is a change notice or log line a plugin sends on Watch.
@@ -251,4 +263,6 @@ type Event struct {
 	URI  string      // EventResourceUpdated
 	Log  *LogMessage // EventLog
 	Task *Task       // EventTaskStatus
+	// TaskInput is the request of EventTaskInput.
+	TaskInput *TaskInput
 }

@@ -439,7 +439,10 @@ type Capabilities struct {
 	// The plugin serves SubscribeResource and UnsubscribeResource (protocol minor 3).
 	ResourceSubscribe bool `protobuf:"varint,8,opt,name=resource_subscribe,json=resourceSubscribe,proto3" json:"resource_subscribe,omitempty"`
 	// The plugin runs tool calls as MCP tasks (minor 4).
-	Tasks         bool `protobuf:"varint,9,opt,name=tasks,proto3" json:"tasks,omitempty"`
+	Tasks bool `protobuf:"varint,9,opt,name=tasks,proto3" json:"tasks,omitempty"`
+	// The plugin raises its tasks' requests to the client as TaskInput events
+	// on Watch and takes the answers with AnswerTaskInput (minor 5).
+	TaskInput     bool `protobuf:"varint,10,opt,name=task_input,json=taskInput,proto3" json:"task_input,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -533,6 +536,13 @@ func (x *Capabilities) GetResourceSubscribe() bool {
 func (x *Capabilities) GetTasks() bool {
 	if x != nil {
 		return x.Tasks
+	}
+	return false
+}
+
+func (x *Capabilities) GetTaskInput() bool {
+	if x != nil {
+		return x.TaskInput
 	}
 	return false
 }
@@ -2762,6 +2772,7 @@ type WatchEvent struct {
 	//	*WatchEvent_ResourceUpdated
 	//	*WatchEvent_Log
 	//	*WatchEvent_TaskStatus
+	//	*WatchEvent_TaskInput
 	Event         isWatchEvent_Event `protobuf_oneof:"event"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -2858,6 +2869,15 @@ func (x *WatchEvent) GetTaskStatus() *Task {
 	return nil
 }
 
+func (x *WatchEvent) GetTaskInput() *TaskInput {
+	if x != nil {
+		if x, ok := x.Event.(*WatchEvent_TaskInput); ok {
+			return x.TaskInput
+		}
+	}
+	return nil
+}
+
 type isWatchEvent_Event interface {
 	isWatchEvent_Event()
 }
@@ -2887,6 +2907,12 @@ type WatchEvent_TaskStatus struct {
 	TaskStatus *Task `protobuf:"bytes,16,opt,name=task_status,json=taskStatus,proto3,oneof"`
 }
 
+type WatchEvent_TaskInput struct {
+	// A task the plugin runs asks its client something, or no longer does
+	// (minor 5).
+	TaskInput *TaskInput `protobuf:"bytes,17,opt,name=task_input,json=taskInput,proto3,oneof"`
+}
+
 func (*WatchEvent_ToolsChanged) isWatchEvent_Event() {}
 
 func (*WatchEvent_ResourcesChanged) isWatchEvent_Event() {}
@@ -2898,6 +2924,8 @@ func (*WatchEvent_ResourceUpdated) isWatchEvent_Event() {}
 func (*WatchEvent_Log) isWatchEvent_Event() {}
 
 func (*WatchEvent_TaskStatus) isWatchEvent_Event() {}
+
+func (*WatchEvent_TaskInput) isWatchEvent_Event() {}
 
 type ListChanged struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -3456,8 +3484,9 @@ func (*UnsubscribeResourceResponse) Descriptor() ([]byte, []int) {
 }
 
 // CreateTaskRequest runs a tool call as a task. The call carries no
-// callback broker: a task outlives the request that made it, so no client
-// can be asked while it runs.
+// callback broker: a task outlives the request that made it. Its
+// client_capabilities say what the task's client answers, so a plugin with
+// capabilities.task_input raises only what it can be asked (minor 5).
 type CreateTaskRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Call  *CallToolRequest       `protobuf:"bytes,1,opt,name=call,proto3" json:"call,omitempty"`
@@ -3775,6 +3804,199 @@ func (x *ListTasksResponse) GetTasks() []*Task {
 	return nil
 }
 
+// TaskInput is a request a task's backend sends its client (sampling,
+// elicitation, roots), raised outside any call. key is unique over the
+// task's life; withdrawn says the backend stopped waiting for it.
+type TaskInput struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	TaskId        string                 `protobuf:"bytes,1,opt,name=task_id,json=taskId,proto3" json:"task_id,omitempty"`
+	Key           string                 `protobuf:"bytes,2,opt,name=key,proto3" json:"key,omitempty"`
+	Method        string                 `protobuf:"bytes,3,opt,name=method,proto3" json:"method,omitempty"`
+	ParamsJson    []byte                 `protobuf:"bytes,4,opt,name=params_json,json=paramsJson,proto3" json:"params_json,omitempty"`
+	Withdrawn     bool                   `protobuf:"varint,5,opt,name=withdrawn,proto3" json:"withdrawn,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TaskInput) Reset() {
+	*x = TaskInput{}
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[63]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TaskInput) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TaskInput) ProtoMessage() {}
+
+func (x *TaskInput) ProtoReflect() protoreflect.Message {
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[63]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TaskInput.ProtoReflect.Descriptor instead.
+func (*TaskInput) Descriptor() ([]byte, []int) {
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{63}
+}
+
+func (x *TaskInput) GetTaskId() string {
+	if x != nil {
+		return x.TaskId
+	}
+	return ""
+}
+
+func (x *TaskInput) GetKey() string {
+	if x != nil {
+		return x.Key
+	}
+	return ""
+}
+
+func (x *TaskInput) GetMethod() string {
+	if x != nil {
+		return x.Method
+	}
+	return ""
+}
+
+func (x *TaskInput) GetParamsJson() []byte {
+	if x != nil {
+		return x.ParamsJson
+	}
+	return nil
+}
+
+func (x *TaskInput) GetWithdrawn() bool {
+	if x != nil {
+		return x.Withdrawn
+	}
+	return false
+}
+
+// AnswerTaskInputRequest is the client's answer to TaskInput key: its
+// result, or its JSON-RPC error (error_code non-zero).
+type AnswerTaskInputRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	TaskId        string                 `protobuf:"bytes,1,opt,name=task_id,json=taskId,proto3" json:"task_id,omitempty"`
+	Key           string                 `protobuf:"bytes,2,opt,name=key,proto3" json:"key,omitempty"`
+	ResultJson    []byte                 `protobuf:"bytes,3,opt,name=result_json,json=resultJson,proto3" json:"result_json,omitempty"`
+	ErrorCode     int32                  `protobuf:"varint,4,opt,name=error_code,json=errorCode,proto3" json:"error_code,omitempty"`
+	ErrorMessage  string                 `protobuf:"bytes,5,opt,name=error_message,json=errorMessage,proto3" json:"error_message,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AnswerTaskInputRequest) Reset() {
+	*x = AnswerTaskInputRequest{}
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[64]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AnswerTaskInputRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AnswerTaskInputRequest) ProtoMessage() {}
+
+func (x *AnswerTaskInputRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[64]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AnswerTaskInputRequest.ProtoReflect.Descriptor instead.
+func (*AnswerTaskInputRequest) Descriptor() ([]byte, []int) {
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{64}
+}
+
+func (x *AnswerTaskInputRequest) GetTaskId() string {
+	if x != nil {
+		return x.TaskId
+	}
+	return ""
+}
+
+func (x *AnswerTaskInputRequest) GetKey() string {
+	if x != nil {
+		return x.Key
+	}
+	return ""
+}
+
+func (x *AnswerTaskInputRequest) GetResultJson() []byte {
+	if x != nil {
+		return x.ResultJson
+	}
+	return nil
+}
+
+func (x *AnswerTaskInputRequest) GetErrorCode() int32 {
+	if x != nil {
+		return x.ErrorCode
+	}
+	return 0
+}
+
+func (x *AnswerTaskInputRequest) GetErrorMessage() string {
+	if x != nil {
+		return x.ErrorMessage
+	}
+	return ""
+}
+
+type AnswerTaskInputResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AnswerTaskInputResponse) Reset() {
+	*x = AnswerTaskInputResponse{}
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[65]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AnswerTaskInputResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AnswerTaskInputResponse) ProtoMessage() {}
+
+func (x *AnswerTaskInputResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_toolgate_plugin_v1_plugin_proto_msgTypes[65]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AnswerTaskInputResponse.ProtoReflect.Descriptor instead.
+func (*AnswerTaskInputResponse) Descriptor() ([]byte, []int) {
+	return file_toolgate_plugin_v1_plugin_proto_rawDescGZIP(), []int{65}
+}
+
 var File_toolgate_plugin_v1_plugin_proto protoreflect.FileDescriptor
 
 const file_toolgate_plugin_v1_plugin_proto_rawDesc = "" +
@@ -3806,7 +4028,7 @@ const file_toolgate_plugin_v1_plugin_proto_rawDesc = "" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12%\n" +
 	"\x0eprotocol_minor\x18\x03 \x01(\rR\rprotocolMinor\x12D\n" +
 	"\fcapabilities\x18\x04 \x01(\v2 .toolgate.plugin.v1.CapabilitiesR\fcapabilities\x12#\n" +
-	"\rconfig_schema\x18\x05 \x01(\fR\fconfigSchema\"\xa0\x02\n" +
+	"\rconfig_schema\x18\x05 \x01(\fR\fconfigSchema\"\xbf\x02\n" +
 	"\fCapabilities\x12\x14\n" +
 	"\x05tools\x18\x01 \x01(\bR\x05tools\x12\x1c\n" +
 	"\tresources\x18\x02 \x01(\bR\tresources\x12\x18\n" +
@@ -3816,7 +4038,10 @@ const file_toolgate_plugin_v1_plugin_proto_rawDesc = "" +
 	"\x10client_callbacks\x18\x06 \x01(\bR\x0fclientCallbacks\x12 \n" +
 	"\vcompletions\x18\a \x01(\bR\vcompletions\x12-\n" +
 	"\x12resource_subscribe\x18\b \x01(\bR\x11resourceSubscribe\x12\x14\n" +
-	"\x05tasks\x18\t \x01(\bR\x05tasks\"3\n" +
+	"\x05tasks\x18\t \x01(\bR\x05tasks\x12\x1d\n" +
+	"\n" +
+	"task_input\x18\n" +
+	" \x01(\bR\ttaskInput\"3\n" +
 	"\x10ConfigureRequest\x12\x1f\n" +
 	"\vconfig_json\x18\x01 \x01(\fR\n" +
 	"configJson\"K\n" +
@@ -3970,7 +4195,7 @@ const file_toolgate_plugin_v1_plugin_proto_rawDesc = "" +
 	"\rPromptMessage\x12\x12\n" +
 	"\x04role\x18\x01 \x01(\tR\x04role\x125\n" +
 	"\acontent\x18\x02 \x01(\v2\x1b.toolgate.plugin.v1.ContentR\acontent\"\x0e\n" +
-	"\fWatchRequest\"\xbc\x03\n" +
+	"\fWatchRequest\"\xfc\x03\n" +
 	"\n" +
 	"WatchEvent\x12F\n" +
 	"\rtools_changed\x18\x01 \x01(\v2\x1f.toolgate.plugin.v1.ListChangedH\x00R\ftoolsChanged\x12N\n" +
@@ -3979,7 +4204,9 @@ const file_toolgate_plugin_v1_plugin_proto_rawDesc = "" +
 	"\x10resource_updated\x18\x04 \x01(\v2#.toolgate.plugin.v1.ResourceUpdatedH\x00R\x0fresourceUpdated\x122\n" +
 	"\x03log\x18\x05 \x01(\v2\x1e.toolgate.plugin.v1.LogMessageH\x00R\x03log\x12;\n" +
 	"\vtask_status\x18\x10 \x01(\v2\x18.toolgate.plugin.v1.TaskH\x00R\n" +
-	"taskStatusB\a\n" +
+	"taskStatus\x12>\n" +
+	"\n" +
+	"task_input\x18\x11 \x01(\v2\x1d.toolgate.plugin.v1.TaskInputH\x00R\ttaskInputB\a\n" +
 	"\x05event\"\r\n" +
 	"\vListChanged\"#\n" +
 	"\x0fResourceUpdated\x12\x10\n" +
@@ -4030,7 +4257,23 @@ const file_toolgate_plugin_v1_plugin_proto_rawDesc = "" +
 	"\x11_poll_interval_ms\"\x12\n" +
 	"\x10ListTasksRequest\"C\n" +
 	"\x11ListTasksResponse\x12.\n" +
-	"\x05tasks\x18\x01 \x03(\v2\x18.toolgate.plugin.v1.TaskR\x05tasks2\x97\x0f\n" +
+	"\x05tasks\x18\x01 \x03(\v2\x18.toolgate.plugin.v1.TaskR\x05tasks\"\x8d\x01\n" +
+	"\tTaskInput\x12\x17\n" +
+	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12\x10\n" +
+	"\x03key\x18\x02 \x01(\tR\x03key\x12\x16\n" +
+	"\x06method\x18\x03 \x01(\tR\x06method\x12\x1f\n" +
+	"\vparams_json\x18\x04 \x01(\fR\n" +
+	"paramsJson\x12\x1c\n" +
+	"\twithdrawn\x18\x05 \x01(\bR\twithdrawn\"\xa8\x01\n" +
+	"\x16AnswerTaskInputRequest\x12\x17\n" +
+	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12\x10\n" +
+	"\x03key\x18\x02 \x01(\tR\x03key\x12\x1f\n" +
+	"\vresult_json\x18\x03 \x01(\fR\n" +
+	"resultJson\x12\x1d\n" +
+	"\n" +
+	"error_code\x18\x04 \x01(\x05R\terrorCode\x12#\n" +
+	"\rerror_message\x18\x05 \x01(\tR\ferrorMessage\"\x19\n" +
+	"\x17AnswerTaskInputResponse2\x83\x10\n" +
 	"\x06Plugin\x12R\n" +
 	"\aGetInfo\x12\".toolgate.plugin.v1.GetInfoRequest\x1a#.toolgate.plugin.v1.GetInfoResponse\x12X\n" +
 	"\tConfigure\x12$.toolgate.plugin.v1.ConfigureRequest\x1a%.toolgate.plugin.v1.ConfigureResponse\x12X\n" +
@@ -4055,7 +4298,8 @@ const file_toolgate_plugin_v1_plugin_proto_rawDesc = "" +
 	"TaskResult\x12\x1f.toolgate.plugin.v1.TaskRequest\x1a\".toolgate.plugin.v1.CallToolResult\x12X\n" +
 	"\tListTasks\x12$.toolgate.plugin.v1.ListTasksRequest\x1a%.toolgate.plugin.v1.ListTasksResponse\x12O\n" +
 	"\n" +
-	"CancelTask\x12\x1f.toolgate.plugin.v1.TaskRequest\x1a .toolgate.plugin.v1.TaskResponse2c\n" +
+	"CancelTask\x12\x1f.toolgate.plugin.v1.TaskRequest\x1a .toolgate.plugin.v1.TaskResponse\x12j\n" +
+	"\x0fAnswerTaskInput\x12*.toolgate.plugin.v1.AnswerTaskInputRequest\x1a+.toolgate.plugin.v1.AnswerTaskInputResponse2c\n" +
 	"\x0fClientCallbacks\x12P\n" +
 	"\aRequest\x12!.toolgate.plugin.v1.ClientRequest\x1a\".toolgate.plugin.v1.ClientResponseB4Z2github.com/toolgate/toolgate/sdk/internal/pluginv1b\x06proto3"
 
@@ -4071,7 +4315,7 @@ func file_toolgate_plugin_v1_plugin_proto_rawDescGZIP() []byte {
 	return file_toolgate_plugin_v1_plugin_proto_rawDescData
 }
 
-var file_toolgate_plugin_v1_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 66)
+var file_toolgate_plugin_v1_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 69)
 var file_toolgate_plugin_v1_plugin_proto_goTypes = []any{
 	(*ClientRequest)(nil),                 // 0: toolgate.plugin.v1.ClientRequest
 	(*ClientResponse)(nil),                // 1: toolgate.plugin.v1.ClientResponse
@@ -4136,16 +4380,19 @@ var file_toolgate_plugin_v1_plugin_proto_goTypes = []any{
 	(*Task)(nil),                          // 60: toolgate.plugin.v1.Task
 	(*ListTasksRequest)(nil),              // 61: toolgate.plugin.v1.ListTasksRequest
 	(*ListTasksResponse)(nil),             // 62: toolgate.plugin.v1.ListTasksResponse
-	nil,                                   // 63: toolgate.plugin.v1.Tool.LabelsEntry
-	nil,                                   // 64: toolgate.plugin.v1.GetPromptRequest.ArgumentsEntry
-	nil,                                   // 65: toolgate.plugin.v1.CompleteRequest.ContextArgumentsEntry
+	(*TaskInput)(nil),                     // 63: toolgate.plugin.v1.TaskInput
+	(*AnswerTaskInputRequest)(nil),        // 64: toolgate.plugin.v1.AnswerTaskInputRequest
+	(*AnswerTaskInputResponse)(nil),       // 65: toolgate.plugin.v1.AnswerTaskInputResponse
+	nil,                                   // 66: toolgate.plugin.v1.Tool.LabelsEntry
+	nil,                                   // 67: toolgate.plugin.v1.GetPromptRequest.ArgumentsEntry
+	nil,                                   // 68: toolgate.plugin.v1.CompleteRequest.ContextArgumentsEntry
 }
 var file_toolgate_plugin_v1_plugin_proto_depIdxs = []int32{
 	7,  // 0: toolgate.plugin.v1.GetInfoResponse.capabilities:type_name -> toolgate.plugin.v1.Capabilities
 	10, // 1: toolgate.plugin.v1.ConfigureResponse.errors:type_name -> toolgate.plugin.v1.FieldError
 	13, // 2: toolgate.plugin.v1.ListToolsResponse.tools:type_name -> toolgate.plugin.v1.Tool
 	14, // 3: toolgate.plugin.v1.Tool.annotations:type_name -> toolgate.plugin.v1.ToolAnnotations
-	63, // 4: toolgate.plugin.v1.Tool.labels:type_name -> toolgate.plugin.v1.Tool.LabelsEntry
+	66, // 4: toolgate.plugin.v1.Tool.labels:type_name -> toolgate.plugin.v1.Tool.LabelsEntry
 	2,  // 5: toolgate.plugin.v1.CallToolRequest.client_capabilities:type_name -> toolgate.plugin.v1.ClientCapabilities
 	18, // 6: toolgate.plugin.v1.CallToolEvent.progress:type_name -> toolgate.plugin.v1.Progress
 	19, // 7: toolgate.plugin.v1.CallToolEvent.log:type_name -> toolgate.plugin.v1.LogMessage
@@ -4163,7 +4410,7 @@ var file_toolgate_plugin_v1_plugin_proto_depIdxs = []int32{
 	27, // 19: toolgate.plugin.v1.ReadResourceResponse.contents:type_name -> toolgate.plugin.v1.ResourceContents
 	37, // 20: toolgate.plugin.v1.Prompt.arguments:type_name -> toolgate.plugin.v1.PromptArgument
 	36, // 21: toolgate.plugin.v1.ListPromptsResponse.prompts:type_name -> toolgate.plugin.v1.Prompt
-	64, // 22: toolgate.plugin.v1.GetPromptRequest.arguments:type_name -> toolgate.plugin.v1.GetPromptRequest.ArgumentsEntry
+	67, // 22: toolgate.plugin.v1.GetPromptRequest.arguments:type_name -> toolgate.plugin.v1.GetPromptRequest.ArgumentsEntry
 	42, // 23: toolgate.plugin.v1.GetPromptResponse.messages:type_name -> toolgate.plugin.v1.PromptMessage
 	21, // 24: toolgate.plugin.v1.PromptMessage.content:type_name -> toolgate.plugin.v1.Content
 	45, // 25: toolgate.plugin.v1.WatchEvent.tools_changed:type_name -> toolgate.plugin.v1.ListChanged
@@ -4172,59 +4419,62 @@ var file_toolgate_plugin_v1_plugin_proto_depIdxs = []int32{
 	46, // 28: toolgate.plugin.v1.WatchEvent.resource_updated:type_name -> toolgate.plugin.v1.ResourceUpdated
 	19, // 29: toolgate.plugin.v1.WatchEvent.log:type_name -> toolgate.plugin.v1.LogMessage
 	60, // 30: toolgate.plugin.v1.WatchEvent.task_status:type_name -> toolgate.plugin.v1.Task
-	65, // 31: toolgate.plugin.v1.CompleteRequest.context_arguments:type_name -> toolgate.plugin.v1.CompleteRequest.ContextArgumentsEntry
-	15, // 32: toolgate.plugin.v1.CreateTaskRequest.call:type_name -> toolgate.plugin.v1.CallToolRequest
-	60, // 33: toolgate.plugin.v1.TaskResponse.task:type_name -> toolgate.plugin.v1.Task
-	60, // 34: toolgate.plugin.v1.ListTasksResponse.tasks:type_name -> toolgate.plugin.v1.Task
-	5,  // 35: toolgate.plugin.v1.Plugin.GetInfo:input_type -> toolgate.plugin.v1.GetInfoRequest
-	8,  // 36: toolgate.plugin.v1.Plugin.Configure:input_type -> toolgate.plugin.v1.ConfigureRequest
-	11, // 37: toolgate.plugin.v1.Plugin.ListTools:input_type -> toolgate.plugin.v1.ListToolsRequest
-	15, // 38: toolgate.plugin.v1.Plugin.CallTool:input_type -> toolgate.plugin.v1.CallToolRequest
-	30, // 39: toolgate.plugin.v1.Plugin.ListResources:input_type -> toolgate.plugin.v1.ListResourcesRequest
-	32, // 40: toolgate.plugin.v1.Plugin.ListResourceTemplates:input_type -> toolgate.plugin.v1.ListResourceTemplatesRequest
-	34, // 41: toolgate.plugin.v1.Plugin.ReadResource:input_type -> toolgate.plugin.v1.ReadResourceRequest
-	38, // 42: toolgate.plugin.v1.Plugin.ListPrompts:input_type -> toolgate.plugin.v1.ListPromptsRequest
-	40, // 43: toolgate.plugin.v1.Plugin.GetPrompt:input_type -> toolgate.plugin.v1.GetPromptRequest
-	43, // 44: toolgate.plugin.v1.Plugin.Watch:input_type -> toolgate.plugin.v1.WatchRequest
-	47, // 45: toolgate.plugin.v1.Plugin.Health:input_type -> toolgate.plugin.v1.HealthRequest
-	49, // 46: toolgate.plugin.v1.Plugin.Stop:input_type -> toolgate.plugin.v1.StopRequest
-	3,  // 47: toolgate.plugin.v1.Plugin.RootsChanged:input_type -> toolgate.plugin.v1.RootsChangedRequest
-	51, // 48: toolgate.plugin.v1.Plugin.Complete:input_type -> toolgate.plugin.v1.CompleteRequest
-	53, // 49: toolgate.plugin.v1.Plugin.SubscribeResource:input_type -> toolgate.plugin.v1.SubscribeResourceRequest
-	55, // 50: toolgate.plugin.v1.Plugin.UnsubscribeResource:input_type -> toolgate.plugin.v1.UnsubscribeResourceRequest
-	57, // 51: toolgate.plugin.v1.Plugin.CreateTask:input_type -> toolgate.plugin.v1.CreateTaskRequest
-	58, // 52: toolgate.plugin.v1.Plugin.GetTask:input_type -> toolgate.plugin.v1.TaskRequest
-	58, // 53: toolgate.plugin.v1.Plugin.TaskResult:input_type -> toolgate.plugin.v1.TaskRequest
-	61, // 54: toolgate.plugin.v1.Plugin.ListTasks:input_type -> toolgate.plugin.v1.ListTasksRequest
-	58, // 55: toolgate.plugin.v1.Plugin.CancelTask:input_type -> toolgate.plugin.v1.TaskRequest
-	0,  // 56: toolgate.plugin.v1.ClientCallbacks.Request:input_type -> toolgate.plugin.v1.ClientRequest
-	6,  // 57: toolgate.plugin.v1.Plugin.GetInfo:output_type -> toolgate.plugin.v1.GetInfoResponse
-	9,  // 58: toolgate.plugin.v1.Plugin.Configure:output_type -> toolgate.plugin.v1.ConfigureResponse
-	12, // 59: toolgate.plugin.v1.Plugin.ListTools:output_type -> toolgate.plugin.v1.ListToolsResponse
-	16, // 60: toolgate.plugin.v1.Plugin.CallTool:output_type -> toolgate.plugin.v1.CallToolEvent
-	31, // 61: toolgate.plugin.v1.Plugin.ListResources:output_type -> toolgate.plugin.v1.ListResourcesResponse
-	33, // 62: toolgate.plugin.v1.Plugin.ListResourceTemplates:output_type -> toolgate.plugin.v1.ListResourceTemplatesResponse
-	35, // 63: toolgate.plugin.v1.Plugin.ReadResource:output_type -> toolgate.plugin.v1.ReadResourceResponse
-	39, // 64: toolgate.plugin.v1.Plugin.ListPrompts:output_type -> toolgate.plugin.v1.ListPromptsResponse
-	41, // 65: toolgate.plugin.v1.Plugin.GetPrompt:output_type -> toolgate.plugin.v1.GetPromptResponse
-	44, // 66: toolgate.plugin.v1.Plugin.Watch:output_type -> toolgate.plugin.v1.WatchEvent
-	48, // 67: toolgate.plugin.v1.Plugin.Health:output_type -> toolgate.plugin.v1.HealthResponse
-	50, // 68: toolgate.plugin.v1.Plugin.Stop:output_type -> toolgate.plugin.v1.StopResponse
-	4,  // 69: toolgate.plugin.v1.Plugin.RootsChanged:output_type -> toolgate.plugin.v1.RootsChangedResponse
-	52, // 70: toolgate.plugin.v1.Plugin.Complete:output_type -> toolgate.plugin.v1.CompleteResponse
-	54, // 71: toolgate.plugin.v1.Plugin.SubscribeResource:output_type -> toolgate.plugin.v1.SubscribeResourceResponse
-	56, // 72: toolgate.plugin.v1.Plugin.UnsubscribeResource:output_type -> toolgate.plugin.v1.UnsubscribeResourceResponse
-	59, // 73: toolgate.plugin.v1.Plugin.CreateTask:output_type -> toolgate.plugin.v1.TaskResponse
-	59, // 74: toolgate.plugin.v1.Plugin.GetTask:output_type -> toolgate.plugin.v1.TaskResponse
-	20, // 75: toolgate.plugin.v1.Plugin.TaskResult:output_type -> toolgate.plugin.v1.CallToolResult
-	62, // 76: toolgate.plugin.v1.Plugin.ListTasks:output_type -> toolgate.plugin.v1.ListTasksResponse
-	59, // 77: toolgate.plugin.v1.Plugin.CancelTask:output_type -> toolgate.plugin.v1.TaskResponse
-	1,  // 78: toolgate.plugin.v1.ClientCallbacks.Request:output_type -> toolgate.plugin.v1.ClientResponse
-	57, // [57:79] is the sub-list for method output_type
-	35, // [35:57] is the sub-list for method input_type
-	35, // [35:35] is the sub-list for extension type_name
-	35, // [35:35] is the sub-list for extension extendee
-	0,  // [0:35] is the sub-list for field type_name
+	63, // 31: toolgate.plugin.v1.WatchEvent.task_input:type_name -> toolgate.plugin.v1.TaskInput
+	68, // 32: toolgate.plugin.v1.CompleteRequest.context_arguments:type_name -> toolgate.plugin.v1.CompleteRequest.ContextArgumentsEntry
+	15, // 33: toolgate.plugin.v1.CreateTaskRequest.call:type_name -> toolgate.plugin.v1.CallToolRequest
+	60, // 34: toolgate.plugin.v1.TaskResponse.task:type_name -> toolgate.plugin.v1.Task
+	60, // 35: toolgate.plugin.v1.ListTasksResponse.tasks:type_name -> toolgate.plugin.v1.Task
+	5,  // 36: toolgate.plugin.v1.Plugin.GetInfo:input_type -> toolgate.plugin.v1.GetInfoRequest
+	8,  // 37: toolgate.plugin.v1.Plugin.Configure:input_type -> toolgate.plugin.v1.ConfigureRequest
+	11, // 38: toolgate.plugin.v1.Plugin.ListTools:input_type -> toolgate.plugin.v1.ListToolsRequest
+	15, // 39: toolgate.plugin.v1.Plugin.CallTool:input_type -> toolgate.plugin.v1.CallToolRequest
+	30, // 40: toolgate.plugin.v1.Plugin.ListResources:input_type -> toolgate.plugin.v1.ListResourcesRequest
+	32, // 41: toolgate.plugin.v1.Plugin.ListResourceTemplates:input_type -> toolgate.plugin.v1.ListResourceTemplatesRequest
+	34, // 42: toolgate.plugin.v1.Plugin.ReadResource:input_type -> toolgate.plugin.v1.ReadResourceRequest
+	38, // 43: toolgate.plugin.v1.Plugin.ListPrompts:input_type -> toolgate.plugin.v1.ListPromptsRequest
+	40, // 44: toolgate.plugin.v1.Plugin.GetPrompt:input_type -> toolgate.plugin.v1.GetPromptRequest
+	43, // 45: toolgate.plugin.v1.Plugin.Watch:input_type -> toolgate.plugin.v1.WatchRequest
+	47, // 46: toolgate.plugin.v1.Plugin.Health:input_type -> toolgate.plugin.v1.HealthRequest
+	49, // 47: toolgate.plugin.v1.Plugin.Stop:input_type -> toolgate.plugin.v1.StopRequest
+	3,  // 48: toolgate.plugin.v1.Plugin.RootsChanged:input_type -> toolgate.plugin.v1.RootsChangedRequest
+	51, // 49: toolgate.plugin.v1.Plugin.Complete:input_type -> toolgate.plugin.v1.CompleteRequest
+	53, // 50: toolgate.plugin.v1.Plugin.SubscribeResource:input_type -> toolgate.plugin.v1.SubscribeResourceRequest
+	55, // 51: toolgate.plugin.v1.Plugin.UnsubscribeResource:input_type -> toolgate.plugin.v1.UnsubscribeResourceRequest
+	57, // 52: toolgate.plugin.v1.Plugin.CreateTask:input_type -> toolgate.plugin.v1.CreateTaskRequest
+	58, // 53: toolgate.plugin.v1.Plugin.GetTask:input_type -> toolgate.plugin.v1.TaskRequest
+	58, // 54: toolgate.plugin.v1.Plugin.TaskResult:input_type -> toolgate.plugin.v1.TaskRequest
+	61, // 55: toolgate.plugin.v1.Plugin.ListTasks:input_type -> toolgate.plugin.v1.ListTasksRequest
+	58, // 56: toolgate.plugin.v1.Plugin.CancelTask:input_type -> toolgate.plugin.v1.TaskRequest
+	64, // 57: toolgate.plugin.v1.Plugin.AnswerTaskInput:input_type -> toolgate.plugin.v1.AnswerTaskInputRequest
+	0,  // 58: toolgate.plugin.v1.ClientCallbacks.Request:input_type -> toolgate.plugin.v1.ClientRequest
+	6,  // 59: toolgate.plugin.v1.Plugin.GetInfo:output_type -> toolgate.plugin.v1.GetInfoResponse
+	9,  // 60: toolgate.plugin.v1.Plugin.Configure:output_type -> toolgate.plugin.v1.ConfigureResponse
+	12, // 61: toolgate.plugin.v1.Plugin.ListTools:output_type -> toolgate.plugin.v1.ListToolsResponse
+	16, // 62: toolgate.plugin.v1.Plugin.CallTool:output_type -> toolgate.plugin.v1.CallToolEvent
+	31, // 63: toolgate.plugin.v1.Plugin.ListResources:output_type -> toolgate.plugin.v1.ListResourcesResponse
+	33, // 64: toolgate.plugin.v1.Plugin.ListResourceTemplates:output_type -> toolgate.plugin.v1.ListResourceTemplatesResponse
+	35, // 65: toolgate.plugin.v1.Plugin.ReadResource:output_type -> toolgate.plugin.v1.ReadResourceResponse
+	39, // 66: toolgate.plugin.v1.Plugin.ListPrompts:output_type -> toolgate.plugin.v1.ListPromptsResponse
+	41, // 67: toolgate.plugin.v1.Plugin.GetPrompt:output_type -> toolgate.plugin.v1.GetPromptResponse
+	44, // 68: toolgate.plugin.v1.Plugin.Watch:output_type -> toolgate.plugin.v1.WatchEvent
+	48, // 69: toolgate.plugin.v1.Plugin.Health:output_type -> toolgate.plugin.v1.HealthResponse
+	50, // 70: toolgate.plugin.v1.Plugin.Stop:output_type -> toolgate.plugin.v1.StopResponse
+	4,  // 71: toolgate.plugin.v1.Plugin.RootsChanged:output_type -> toolgate.plugin.v1.RootsChangedResponse
+	52, // 72: toolgate.plugin.v1.Plugin.Complete:output_type -> toolgate.plugin.v1.CompleteResponse
+	54, // 73: toolgate.plugin.v1.Plugin.SubscribeResource:output_type -> toolgate.plugin.v1.SubscribeResourceResponse
+	56, // 74: toolgate.plugin.v1.Plugin.UnsubscribeResource:output_type -> toolgate.plugin.v1.UnsubscribeResourceResponse
+	59, // 75: toolgate.plugin.v1.Plugin.CreateTask:output_type -> toolgate.plugin.v1.TaskResponse
+	59, // 76: toolgate.plugin.v1.Plugin.GetTask:output_type -> toolgate.plugin.v1.TaskResponse
+	20, // 77: toolgate.plugin.v1.Plugin.TaskResult:output_type -> toolgate.plugin.v1.CallToolResult
+	62, // 78: toolgate.plugin.v1.Plugin.ListTasks:output_type -> toolgate.plugin.v1.ListTasksResponse
+	59, // 79: toolgate.plugin.v1.Plugin.CancelTask:output_type -> toolgate.plugin.v1.TaskResponse
+	65, // 80: toolgate.plugin.v1.Plugin.AnswerTaskInput:output_type -> toolgate.plugin.v1.AnswerTaskInputResponse
+	1,  // 81: toolgate.plugin.v1.ClientCallbacks.Request:output_type -> toolgate.plugin.v1.ClientResponse
+	59, // [59:82] is the sub-list for method output_type
+	36, // [36:59] is the sub-list for method input_type
+	36, // [36:36] is the sub-list for extension type_name
+	36, // [36:36] is the sub-list for extension extendee
+	0,  // [0:36] is the sub-list for field type_name
 }
 
 func init() { file_toolgate_plugin_v1_plugin_proto_init() }
@@ -4257,6 +4507,7 @@ func file_toolgate_plugin_v1_plugin_proto_init() {
 		(*WatchEvent_ResourceUpdated)(nil),
 		(*WatchEvent_Log)(nil),
 		(*WatchEvent_TaskStatus)(nil),
+		(*WatchEvent_TaskInput)(nil),
 	}
 	file_toolgate_plugin_v1_plugin_proto_msgTypes[51].OneofWrappers = []any{
 		(*CompleteRequest_PromptName)(nil),
@@ -4270,7 +4521,7 @@ func file_toolgate_plugin_v1_plugin_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_toolgate_plugin_v1_plugin_proto_rawDesc), len(file_toolgate_plugin_v1_plugin_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   66,
+			NumMessages:   69,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

@@ -46,6 +46,7 @@ const (
 	Plugin_TaskResult_FullMethodName            = "/toolgate.plugin.v1.Plugin/TaskResult"
 	Plugin_ListTasks_FullMethodName             = "/toolgate.plugin.v1.Plugin/ListTasks"
 	Plugin_CancelTask_FullMethodName            = "/toolgate.plugin.v1.Plugin/CancelTask"
+	Plugin_AnswerTaskInput_FullMethodName       = "/toolgate.plugin.v1.Plugin/AnswerTaskInput"
 )
 
 // PluginClient is the client API for Plugin service.
@@ -97,6 +98,10 @@ type PluginClient interface {
 	TaskResult(ctx context.Context, in *TaskRequest, opts ...grpc.CallOption) (*CallToolResult, error)
 	ListTasks(ctx context.Context, in *ListTasksRequest, opts ...grpc.CallOption) (*ListTasksResponse, error)
 	CancelTask(ctx context.Context, in *TaskRequest, opts ...grpc.CallOption) (*TaskResponse, error)
+	// A task's backend asked its client something (a TaskInput event on
+	// Watch); AnswerTaskInput carries the client's answer back. Served when
+	// capabilities.task_input is set (minor 5).
+	AnswerTaskInput(ctx context.Context, in *AnswerTaskInputRequest, opts ...grpc.CallOption) (*AnswerTaskInputResponse, error)
 }
 
 type pluginClient struct {
@@ -335,6 +340,16 @@ func (c *pluginClient) CancelTask(ctx context.Context, in *TaskRequest, opts ...
 	return out, nil
 }
 
+func (c *pluginClient) AnswerTaskInput(ctx context.Context, in *AnswerTaskInputRequest, opts ...grpc.CallOption) (*AnswerTaskInputResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(AnswerTaskInputResponse)
+	err := c.cc.Invoke(ctx, Plugin_AnswerTaskInput_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // PluginServer is the server API for Plugin service.
 // All implementations must embed UnimplementedPluginServer
 // for forward compatibility.
@@ -384,6 +399,10 @@ type PluginServer interface {
 	TaskResult(context.Context, *TaskRequest) (*CallToolResult, error)
 	ListTasks(context.Context, *ListTasksRequest) (*ListTasksResponse, error)
 	CancelTask(context.Context, *TaskRequest) (*TaskResponse, error)
+	// A task's backend asked its client something (a TaskInput event on
+	// Watch); AnswerTaskInput carries the client's answer back. Served when
+	// capabilities.task_input is set (minor 5).
+	AnswerTaskInput(context.Context, *AnswerTaskInputRequest) (*AnswerTaskInputResponse, error)
 	mustEmbedUnimplementedPluginServer()
 }
 
@@ -456,6 +475,9 @@ func (UnimplementedPluginServer) ListTasks(context.Context, *ListTasksRequest) (
 }
 func (UnimplementedPluginServer) CancelTask(context.Context, *TaskRequest) (*TaskResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method CancelTask not implemented")
+}
+func (UnimplementedPluginServer) AnswerTaskInput(context.Context, *AnswerTaskInputRequest) (*AnswerTaskInputResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method AnswerTaskInput not implemented")
 }
 func (UnimplementedPluginServer) mustEmbedUnimplementedPluginServer() {}
 func (UnimplementedPluginServer) testEmbeddedByValue()                {}
@@ -842,6 +864,24 @@ func _Plugin_CancelTask_Handler(srv interface{}, ctx context.Context, dec func(i
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Plugin_AnswerTaskInput_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(AnswerTaskInputRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(PluginServer).AnswerTaskInput(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Plugin_AnswerTaskInput_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(PluginServer).AnswerTaskInput(ctx, req.(*AnswerTaskInputRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Plugin_ServiceDesc is the grpc.ServiceDesc for Plugin service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -924,6 +964,10 @@ var Plugin_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "CancelTask",
 			Handler:    _Plugin_CancelTask_Handler,
+		},
+		{
+			MethodName: "AnswerTaskInput",
+			Handler:    _Plugin_AnswerTaskInput_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

@@ -34,6 +34,7 @@ type Client struct {
 	infoKnown bool
 	callbacks bool // the plugin declared client_callbacks at a minor that has them
 	tasks     bool // the plugin declared tasks at a minor that has them
+	taskInput bool // the plugin declared task_input at a minor that has it
 }
 
 var _ protov1.Backend = (*Client)(nil)
@@ -52,6 +53,8 @@ func errorOf(err error) error {
 		return &remoteError{msg: st.Message(), kind: protov1.ErrNotFound}
 	case codes.InvalidArgument:
 		return &remoteError{msg: st.Message(), kind: protov1.ErrInvalidArgument}
+	case codes.FailedPrecondition:
+		return &remoteError{msg: st.Message(), kind: protov1.ErrNoTask}
 	case codes.DeadlineExceeded:
 		return &remoteError{msg: st.Message(), kind: context.DeadlineExceeded}
 	case codes.Canceled:
@@ -89,6 +92,7 @@ func (c *Client) GetInfo(ctx context.Context) (protov1.Info, error) {
 	c.infoKnown = true
 	c.callbacks = caps.GetClientCallbacks() && r.GetProtocolMinor() >= protov1.MinorClientCallbacks
 	c.tasks = caps.GetTasks() && r.GetProtocolMinor() >= protov1.MinorTasks
+	c.taskInput = c.tasks && caps.GetTaskInput() && r.GetProtocolMinor() >= protov1.MinorTaskInput
 	c.mu.Unlock()
 	return protov1.Info{
 		Name: r.GetName(), Version: r.GetVersion(), ProtocolMinor: r.GetProtocolMinor(),
@@ -96,7 +100,7 @@ func (c *Client) GetInfo(ctx context.Context) (protov1.Info, error) {
 			Tools: caps.GetTools(), Resources: caps.GetResources(), Prompts: caps.GetPrompts(),
 			Watch: caps.GetWatch(), Progress: caps.GetProgress(), ClientCallbacks: caps.GetClientCallbacks(),
 			Completions: caps.GetCompletions(), ResourceSubscribe: caps.GetResourceSubscribe(),
-			Tasks: caps.GetTasks(),
+			Tasks: caps.GetTasks(), TaskInput: caps.GetTaskInput(),
 		},
 		ConfigSchema: raw(r.GetConfigSchema()),
 	}, nil

@@ -222,6 +222,11 @@ func eventToPB(e protov1.Event) *pluginv1.WatchEvent {
 		if e.Task != nil {
 			return &pluginv1.WatchEvent{Event: &pluginv1.WatchEvent_TaskStatus{TaskStatus: taskToPB(*e.Task)}}
 		}
+	case protov1.EventTaskInput:
+		if in := e.TaskInput; in != nil {
+			return &pluginv1.WatchEvent{Event: &pluginv1.WatchEvent_TaskInput{TaskInput: &pluginv1.TaskInput{
+				TaskId: in.TaskID, Key: in.Key, Method: in.Method, ParamsJson: in.Params, Withdrawn: in.Withdrawn}}}
+		}
 	}
 	return nil
 }
@@ -241,6 +246,10 @@ func eventFromPB(e *pluginv1.WatchEvent) (protov1.Event, bool) {
 	case *pluginv1.WatchEvent_TaskStatus:
 		t := taskFromPB(k.TaskStatus)
 		return protov1.Event{Kind: protov1.EventTaskStatus, Task: &t}, true
+	case *pluginv1.WatchEvent_TaskInput:
+		in := k.TaskInput
+		return protov1.Event{Kind: protov1.EventTaskInput, TaskInput: &protov1.TaskInput{
+			TaskID: in.GetTaskId(), Key: in.GetKey(), Method: in.GetMethod(), Params: raw(in.GetParamsJson()), Withdrawn: in.GetWithdrawn()}}, true
 	}
 	return protov1.Event{}, false
 }

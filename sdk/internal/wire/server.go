@@ -38,6 +38,8 @@ func statusOf(err error) error {
 		code = codes.NotFound
 	case errors.Is(err, protov1.ErrInvalidArgument):
 		code = codes.InvalidArgument
+	case errors.Is(err, protov1.ErrNoTask):
+		code = codes.FailedPrecondition
 	case errors.Is(err, context.DeadlineExceeded):
 		code = codes.DeadlineExceeded
 	case errors.Is(err, context.Canceled):
@@ -68,7 +70,7 @@ func (s *Server) GetInfo(ctx context.Context, _ *pluginv1.GetInfoRequest) (resp 
 			Tools: c.Tools, Resources: c.Resources, Prompts: c.Prompts,
 			Watch: c.Watch, Progress: c.Progress, ClientCallbacks: c.ClientCallbacks,
 			Completions: c.Completions, ResourceSubscribe: c.ResourceSubscribe,
-			Tasks: c.Tasks,
+			Tasks: c.Tasks, TaskInput: c.TaskInput,
 		},
 		ConfigSchema: info.ConfigSchema,
 	}, nil

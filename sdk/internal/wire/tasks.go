@@ -2,6 +2,7 @@ package wire
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"google.golang.org/grpc/codes"
@@ -57,10 +58,14 @@ func (c *Client) CreateTask(ctx context.Context, req *protov1.CallRequest, ttlMs
 	if err := c.runsTasks(ctx); err != nil {
 		return protov1.Task{}, err
 	}
-	r, err := c.RPC.CreateTask(ctx, &pluginv1.CreateTaskRequest{
-		Call:  &pluginv1.CallToolRequest{Name: req.Name, ArgumentsJson: req.Arguments, MetaJson: req.Meta},
-		TtlMs: ttlMs,
-	})
+	call := &pluginv1.CallToolRequest{Name: req.Name, ArgumentsJson: req.Arguments, MetaJson: req.Meta}
+	c.mu.Lock()
+	taskInput := c.taskInput
+	c.mu.Unlock()
+	if req.TaskClient != nil && taskInput {
+		call.ClientCapabilities = capsToPB(*req.TaskClient)
+	}
+	r, err := c.RPC.CreateTask(ctx, &pluginv1.CreateTaskRequest{Call: call, TtlMs: ttlMs})
 	if err != nil {
 		return protov1.Task{}, unsupported(err)
 	}
@@ -131,9 +136,12 @@ func (s *Server) CreateTask(ctx context.Context, req *pluginv1.CreateTaskRequest
 		return nil, err
 	}
 	call := req.GetCall()
-	t, err := tr.CreateTask(ctx, &protov1.CallRequest{
-		Name: call.GetName(), Arguments: raw(call.GetArgumentsJson()), Meta: raw(call.GetMetaJson()),
-	}, req.TtlMs)
+	creq := &protov1.CallRequest{Name: call.GetName(), Arguments: raw(call.GetArgumentsJson()), Meta: raw(call.GetMetaJson())}
+	if caps := call.GetClientCapabilities(); caps != nil {
+		c := capsFromPB(caps)
+		creq.TaskClient = &c
+	}
+	t, err := tr.CreateTask(ctx, creq, req.TtlMs)
 	if err != nil {
 		return nil, statusOf(err)
 	}
@@ -194,4 +202,38 @@ func (s *Server) CancelTask(ctx context.Context, req *pluginv1.TaskRequest) (res
 		return nil, statusOf(err)
 	}
 	return &pluginv1.TaskResponse{Task: taskToPB(t)}, nil
+}
+
+// AnswerTaskInput hands the plugin its task's client's answer to key.
+func (c *Client) AnswerTaskInput(ctx context.Context, taskID, key string, result json.RawMessage, perr *protov1.PeerError) error {
+	c.mu.Lock()
+	known, taskInput := c.infoKnown, c.taskInput
+	c.mu.Unlock()
+	if !known || !taskInput {
+		return fmt.Errorf("%w: the plugin raises no task input", ErrUnsupported)
+	}
+	req := &pluginv1.AnswerTaskInputRequest{TaskId: taskID, Key: key, ResultJson: result}
+	if perr != nil {
+		req.ResultJson, req.ErrorCode, req.ErrorMessage = nil, int32(perr.Code), perr.Message
+	}
+	if _, err := c.RPC.AnswerTaskInput(ctx, req); err != nil {
+		return unsupported(err)
+	}
+	return nil
+}
+
+func (s *Server) AnswerTaskInput(ctx context.Context, req *pluginv1.AnswerTaskInputRequest) (resp *pluginv1.AnswerTaskInputResponse, err error) {
+	defer s.guard("AnswerTaskInput", &err)
+	a, ok := s.Backend.(protov1.TaskInputAnswerer)
+	if !ok {
+		return nil, status.Error(codes.Unimplemented, "this plugin raises no task input")
+	}
+	var perr *protov1.PeerError
+	if req.GetErrorCode() != 0 {
+		perr = &protov1.PeerError{Code: int(req.GetErrorCode()), Message: req.GetErrorMessage()}
+	}
+	if err := a.AnswerTaskInput(ctx, req.GetTaskId(), req.GetKey(), raw(req.GetResultJson()), perr); err != nil {
+		return nil, statusOf(err)
+	}
+	return &pluginv1.AnswerTaskInputResponse{}, nil
 }

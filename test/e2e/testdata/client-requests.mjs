@@ -14,8 +14,10 @@
 // Commands beyond client.mjs's list_tools and call:
 //   {"id":4,"op":"set_roots","arguments":{"roots":[{"uri":"file:///x","name":"x"}]}}
 //       replaces the roots and sends notifications/roots/list_changed
+//   {"id":6,"op":"call_task","name":"call_tool","arguments":{...}}
+//       runs a task-augmented call with the SDK's task stream, as client.mjs does
 //   {"id":5,"op":"seen"}
-//       answers {"protocolVersion":"...","requests":[{"id":..,"method":..}],
+//       answers {"protocolVersion":"...","requests":[{"id":..,"method":..,"relatedTask":..}],
 //                "cancelled":[{"requestId":..,"reason":..}]}: the version the server
 //       chose, and what the server sent this client so far
 // The first line is {"ready":true,"pid":N} once the session is initialised.
@@ -32,7 +34,7 @@ if (!sdkDir) {
 }
 const load = (p) => import(pathToFileURL(join(sdkDir, "dist/esm", p)).href);
 const { Client } = await load("client/index.js");
-const { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema } = await load("types.js");
+const { CallToolResultSchema, CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema } = await load("types.js");
 
 const args = process.argv.slice(2);
 const flags = { capabilities: true, silentSampling: false, tag: "ts" };
@@ -69,7 +71,9 @@ transport.start = async () => {
   const handle = transport.onmessage;
   transport.onmessage = (msg, extra) => {
     if (msg?.result?.protocolVersion && !seen.protocolVersion) seen.protocolVersion = msg.result.protocolVersion;
-    if (msg?.method && msg.id !== undefined) seen.requests.push({ id: msg.id, method: msg.method });
+    if (msg?.method && msg.id !== undefined) {
+      seen.requests.push({ id: msg.id, method: msg.method, relatedTask: msg.params?._meta?.["io.modelcontextprotocol/related-task"]?.taskId });
+    }
     if (msg?.method === "notifications/cancelled") seen.cancelled.push(msg.params);
     return handle(msg, extra);
   };
@@ -116,6 +120,17 @@ async function run(cmd) {
       return {};
     case "seen":
       return seen;
+    case "call_task": {
+      // The SDK's task flow: it calls tasks/result once the task waits for
+      // input, and answers what arrives on that stream.
+      const messages = [];
+      const stream = client.experimental.tasks.callToolStream(
+        { name: cmd.name, arguments: cmd.arguments ?? {} }, CallToolResultSchema, { ...opts, task: { ttl: 60000 } });
+      for await (const m of stream) {
+        messages.push(m.type === "error" ? { type: "error", error: { code: m.error?.code ?? 0, message: String(m.error?.message ?? m.error) } } : m);
+      }
+      return messages;
+    }
     default:
       throw new Error(`unknown op ${cmd.op}`);
   }
