@@ -126,6 +126,13 @@ func (s *Server) dispatch(ctx context.Context, se *session, msg []byte, env *env
 		defer cancel()
 		defer s.listen(se, rs, env.ID)()
 	}
+	if env.modern() && present(env.params.Task) && env.Method == string(mcp.MethodToolsCall) {
+		stripped, err := dropTaskParam(msg)
+		if err != nil {
+			return errorResponse(env.ID, codeInvalidParams, fmt.Sprintf("tools/call: params: %v", err))
+		}
+		msg = stripped
+	}
 	resp = withID(s.mcp.HandleMessage(ctx, msg), env.ID)
 	if rs != nil && errors.Is(context.Cause(ctx), errClientCancelled) {
 		rs.cancelled.Store(true)

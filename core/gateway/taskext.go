@@ -74,11 +74,6 @@ func missingTasksExtension(env *envelope) rpcResponse {
 func (s *Server) serveTaskExt(ctx context.Context, se *session, env *envelope) (resp rpcResponse, ok bool) {
 	switch mcp.MCPMethod(env.Method) {
 	case mcp.MethodToolsCall:
-		if env.params.Name == s.opts.Tasks.Tool && present(env.params.Task) {
-			// Left alone, mcp-go would run the call as a task of its own
-			// that no request here can follow.
-			return errorResponse(env.ID, codeInvalidParams, fmt.Sprintf("tools/call of %s: params.task is not part of protocol %s: declare the %s extension in the request's client capabilities, and a call that runs as a task is answered with one", env.params.Name, env.params.Meta.ProtocolVersion, TasksExtension)), true
-		}
 		if env.params.Name != s.opts.Tasks.Tool || env.params.RequestState != "" || !declaresTasks(env) {
 			return rpcResponse{}, false
 		}
@@ -235,4 +230,26 @@ func extTaskJSON(id string, t protov1.Task) map[string]any {
 		out["pollIntervalMs"] = *t.PollIntervalMs
 	}
 	return out
+}
+
+// dropTaskParam returns a 2026-07-28 tools/call without the 2025-11-25 task
+// param: the extension says a server must ignore it, as an unknown field,
+// rather than take it as an opt-in, and mcp-go would otherwise run the call
+// as a task of its own that no request here could follow.
+func dropTaskParam(msg json.RawMessage) (json.RawMessage, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(msg, &m); err != nil {
+		return nil, err
+	}
+	var params map[string]json.RawMessage
+	if err := json.Unmarshal(m["params"], &params); err != nil {
+		return nil, err
+	}
+	delete(params, "task")
+	b, err := json.Marshal(params)
+	if err != nil {
+		return nil, err
+	}
+	m["params"] = b
+	return json.Marshal(m)
 }

@@ -187,8 +187,9 @@ func TestTasksExtension(t *testing.T) {
 		{"another principal", b.URL, "t1", "tasks/get", params, true, `unknown task`},
 		{"another key", stranger.URL, "t0", "tasks/get", params, true, `unknown task`},
 		{"no id", a.URL, "t0", "tasks/get", "", true, `error -32602`},
-		{"the 2025-11-25 task param", a.URL, "t0", "tools/call", `"name":"echo","arguments":{"text":"x"},"task":{}`, true, `error -32602: tools/call of echo: params.task is not part`},
-		{"the 2025-11-25 task param undeclared", a.URL, "t0", "tools/call", `"name":"echo","arguments":{"text":"x"},"task":{}`, false, `error -32602`},
+		// The extension: a server ignores the 2025-11-25 task param.
+		{"the 2025-11-25 task param", a.URL, "t0", "tools/call", `"name":"echo","arguments":{"text":"x"},"task":{}`, true, `"resultType":"task"`},
+		{"the 2025-11-25 task param undeclared", a.URL, "t0", "tools/call", `"name":"echo","arguments":{"text":"x"},"task":{"ttl":1000}`, false, `"resultType":"complete"`},
 		{"cancel", b.URL, "t0", "tasks/cancel", params, true, `"resultType":"complete"}`},
 		{"get after cancel", a.URL, "t0", "tasks/get", params, true, `"status":"cancelled"`},
 		{"cancel once ended", a.URL, "t0", "tasks/cancel", params, true, `"resultType":"complete"}`},
