@@ -216,20 +216,9 @@ func terminal(status string) bool {
 }
 
 // extTaskJSON is t as the extension writes a task, under the id the client
-// knows.
+// knows: its durations are named in milliseconds.
 func extTaskJSON(id string, t protov1.Task) map[string]any {
-	out := map[string]any{
-		"taskId": id, "status": t.Status,
-		"createdAt": t.CreatedAt, "lastUpdatedAt": t.LastUpdated,
-		"ttlMs": t.TTLMs,
-	}
-	if t.StatusMessage != "" {
-		out["statusMessage"] = t.StatusMessage
-	}
-	if t.PollIntervalMs != nil {
-		out["pollIntervalMs"] = *t.PollIntervalMs
-	}
-	return out
+	return taskFields(id, t, "ttlMs", "pollIntervalMs")
 }
 
 // dropTaskParam returns a 2026-07-28 tools/call without the 2025-11-25 task

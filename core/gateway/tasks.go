@@ -220,18 +220,24 @@ func (s *Server) taskFailure(env *envelope, what string, err error) rpcResponse 
 	return errorResponse(env.ID, codeInternalError, fmt.Sprintf("%s: %v", what, err))
 }
 
-// taskJSON is t as MCP writes a task, under the id the client knows.
+// taskJSON is t as MCP 2025-11-25 writes a task, under the id the client knows.
 func taskJSON(id string, t protov1.Task) map[string]any {
+	return taskFields(id, t, "ttl", "pollInterval")
+}
+
+// taskFields is t under the id the client knows, its time to live and poll
+// interval under the names the protocol version gives them.
+func taskFields(id string, t protov1.Task, ttl, pollInterval string) map[string]any {
 	out := map[string]any{
 		"taskId": id, "status": t.Status,
 		"createdAt": t.CreatedAt, "lastUpdatedAt": t.LastUpdated,
-		"ttl": t.TTLMs,
+		ttl: t.TTLMs,
 	}
 	if t.StatusMessage != "" {
 		out["statusMessage"] = t.StatusMessage
 	}
 	if t.PollIntervalMs != nil {
-		out["pollInterval"] = *t.PollIntervalMs
+		out[pollInterval] = *t.PollIntervalMs
 	}
 	return out
 }
