@@ -63,17 +63,8 @@ func (s *session) onServerRequest(_ context.Context, req transport.JSONRPCReques
 		s.log.Debug("server request with no client to ask", "method", req.Method, "why", why)
 		return errorResponse(req.ID, protov1.CodeNoPeer, fmt.Sprintf("%s: no client to ask: %s", req.Method, why)), nil
 	}
-	ctx, cancel := context.WithCancel(route.ctx)
-	defer cancel()
-	key := req.ID.String()
-	s.mu.Lock()
-	s.asking[key] = cancel
-	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		delete(s.asking, key)
-		s.mu.Unlock()
-	}()
+	ctx, done := s.asked(route.ctx, req)
+	defer done()
 	result, err := protov1.AskPeer(ctx, route.peer, req.Method, params)
 	var pe *protov1.PeerError
 	switch {
@@ -87,6 +78,23 @@ func (s *session) onServerRequest(_ context.Context, req transport.JSONRPCReques
 		return errorResponse(req.ID, mcp.REQUEST_INTERRUPTED, fmt.Sprintf("%s: cancelled by the server", req.Method)), nil
 	}
 	return errorResponse(req.ID, mcp.INTERNAL_ERROR, fmt.Sprintf("%s: asking the client failed: %v", req.Method, err)), nil
+}
+
+// asked is the context of asking a client on behalf of the server's request
+// req: the server's notifications/cancelled for req ends it (serverCancelled),
+// and so does done, which forgets req.
+func (s *session) asked(parent context.Context, req transport.JSONRPCRequest) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(parent)
+	key := req.ID.String()
+	s.mu.Lock()
+	s.asking[key] = cancel
+	s.mu.Unlock()
+	return ctx, func() {
+		s.mu.Lock()
+		delete(s.asking, key)
+		s.mu.Unlock()
+		cancel()
+	}
 }
 
 // serverCancelled stops asking a client on behalf of a request the server

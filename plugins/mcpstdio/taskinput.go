@@ -138,17 +138,8 @@ func (s *session) askForTask(req transport.JSONRPCRequest, id string, params jso
 		a.mu.Unlock()
 	}()
 
-	ctx, cancel := context.WithCancel(s.ctx)
-	defer cancel()
-	reqKey := req.ID.String()
-	s.mu.Lock()
-	s.asking[reqKey] = cancel
-	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		delete(s.asking, reqKey)
-		s.mu.Unlock()
-	}()
+	ctx, done := s.asked(s.ctx, req)
+	defer done()
 
 	s.emit(protov1.Event{Kind: protov1.EventTaskInput, TaskInput: &protov1.TaskInput{
 		TaskID: id, Key: key, Method: req.Method, Params: withoutRelatedTask(params)}})
