@@ -194,6 +194,13 @@ func (sn *snapshot) expand(s string, w float64) termGroup {
 	for _, rel := range computing()[s] {
 		add(rel, computingWeight*w)
 	}
+	// A method's own word is in most tools of a large catalog, but a
+	// request has at most one verb: one long posting list, not many.
+	for _, h := range verbHeadsOf[s] {
+		if df := sn.df[h]; df > 0 {
+			g = g.with(h, verbClassWeight*w)
+		}
+	}
 	if sn.df[s] > 0 {
 		return g
 	}
