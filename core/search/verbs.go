@@ -46,3 +46,15 @@ func buildVerbClasses() map[string][]string {
 	}
 	return m
 }
+
+// methodOf maps the stemmed words tool names use for a standard method to
+// its index in verbClasses.
+var methodOf = func() map[string]int {
+	m := map[string]int{}
+	for i, c := range verbClasses {
+		for _, h := range c.heads {
+			m[stem(h)] = i
+		}
+	}
+	return m
+}()
