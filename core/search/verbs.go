@@ -3,7 +3,8 @@ package search
 // Most tools are named for one of a few operations on a kind of thing, the
 // standard methods of resource-oriented APIs (Google's API Improvement
 // Proposals AIP-131 to AIP-135: Get, List, Create, Update, Delete; the same
-// classes as HTTP's GET, POST, PUT/PATCH and DELETE in RFC 9110). A request
+// classes as HTTP's GET, POST, PUT/PATCH and DELETE in RFC 9110) and the
+// common custom methods beside them. A request
 // says the operation in everyday words that neither thesaurus relates to
 // the method's own ("revoke a secret", "change the labels", "make a
 // folder"). verbClasses lists, per method, the words tool names use for it
@@ -21,6 +22,12 @@ var verbClasses = []struct {
 	{[]string{"update", "edit"}, []string{"change", "modify", "alter", "amend", "adjust", "rename", "patch", "tweak", "replace"}},
 	// AIP-135 Delete: the resource is gone.
 	{[]string{"delete", "remove"}, []string{"revoke", "erase", "destroy", "drop", "purge", "discard", "unset", "uninstall", "rescind", "withdraw", "stop", "cancel", "forget", "kill", "terminate"}},
+	// The common custom methods of Google's Cloud API Design Guide
+	// ("Custom methods"): Search, where List's semantics do not fit;
+	// Move; Undelete.
+	{[]string{"search", "find"}, []string{"look", "locate", "discover", "seek", "lookup", "hunt"}},
+	{[]string{"move"}, []string{"relocate", "transfer"}},
+	{[]string{"restore", "undelete"}, []string{"recover", "revive", "unarchive"}},
 }
 
 // verbClassWeight is what a match on the method's own word is worth next
