@@ -4,11 +4,11 @@ package search
 // standard methods of resource-oriented APIs (Google's API Improvement
 // Proposals AIP-131 to AIP-135: Get, List, Create, Update, Delete; the same
 // classes as HTTP's GET, POST, PUT/PATCH and DELETE in RFC 9110) and the
-// common custom methods beside them. A request
-// says the operation in everyday words that neither thesaurus relates to
-// the method's own ("revoke a secret", "change the labels", "make a
-// folder"). verbClasses lists, per method, the words tool names use for it
-// first, then everyday verbs that ask for that operation on a resource.
+// common custom methods beside them. A request says the operation in
+// everyday words that neither thesaurus relates to the method's own
+// ("revoke a secret", "change the labels", "make a folder"). verbClasses
+// lists, per method, the words tool names use for it first, then everyday
+// verbs that ask for that operation on a resource.
 var verbClasses = []struct {
 	heads, members []string
 }{
@@ -31,8 +31,7 @@ var verbClasses = []struct {
 }
 
 // verbClassWeight is what a match on the method's own word is worth next
-// to the request's verb: below both thesauri, since a class is coarser
-// than a synonym.
+// to the request's verb: as much as a WordNet relative.
 const verbClassWeight = 0.35
 
 // verbHeadsOf maps a stemmed verb to the stemmed words tool names use for
