@@ -194,6 +194,13 @@ func (sn *snapshot) expand(s string, w float64) termGroup {
 	for _, rel := range computing()[s] {
 		add(rel, computingWeight*w)
 	}
+	// A method's own word is in most tools of a large catalog, past the cap
+	// above; a request has few verbs, so few long posting lists.
+	for _, h := range verbHeadsOf[s] {
+		if df := sn.df[h]; df > 0 {
+			g = g.with(h, verbClassWeight*w)
+		}
+	}
 	if sn.df[s] > 0 {
 		return g
 	}

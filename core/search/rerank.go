@@ -34,6 +34,7 @@ const (
 	featRank               // 1/position in the fused ranking
 	featAction             // the request asks for what the tool does: its description's first word
 	featOtherAction        // the request asks for what another tool of the head does, not this one
+	featOtherMethod        // its name says a standard method (verbs.go) other than the one the request asks for
 	numFeatures
 )
 
@@ -136,6 +137,7 @@ func (sn *snapshot) features(pq *parsedQuery, v *queryView, c *candidate, pos in
 			explained += ti.rel
 		}
 	}
+	x[featOtherMethod] = otherMethod(v, seg, doc)
 	if total > 0 {
 		x[featExplain] = explained / float64(total)
 		if explained == float64(total) {
@@ -221,4 +223,33 @@ type rankModel struct {
 	// observe, when set, sees the head and its features before the
 	// reordering; the fitting of the weights reads them through it.
 	observe func(head []candidate, xs [][numFeatures]float64)
+}
+
+// otherMethod is 1 when the request asks for a standard method (verbs.go)
+// and the tool's name says one, but not that one: "create a message queue"
+// against queue_send_message is not, against queue_delete it is.
+func otherMethod(v *queryView, seg *segment, doc uint32) float64 {
+	var asked, named [8]bool
+	anyAsked := false
+	for t := range v.terms {
+		if c, ok := methodOf[t]; ok {
+			asked[c], anyAsked = true, true
+		}
+	}
+	if !anyAsked {
+		return 0
+	}
+	anyNamed := false
+	for _, id := range seg.nameTermsOf(doc) {
+		if c, ok := methodOf[seg.terms[id]]; ok {
+			if asked[c] {
+				return 0
+			}
+			named[c], anyNamed = true, true
+		}
+	}
+	if anyNamed {
+		return 1
+	}
+	return 0
 }

@@ -5,18 +5,19 @@ package search
 // rerankWeights is the model that reorders the head of the ranking
 // (rerank.go), fitted on the tuning half only with L2 penalty 0.001.
 var rerankWeights = [numFeatures]float64{
-	1.3870,  // fused
-	2.1520,  // bm25
-	-0.2556, // fuzzy
-	2.7010,  // cover
-	1.9347,  // cover_idf
-	0.9615,  // name
-	0.3551,  // name_idf
-	1.0972,  // summary_idf
-	1.4131,  // explain
-	0.4927,  // explain_all
-	-0.6560, // param_idf
-	1.0838,  // rank
-	-0.6070, // action
-	-0.0929, // other_action
+	0.9661,  // fused
+	1.6200,  // bm25
+	-0.5094, // fuzzy
+	3.1000,  // cover
+	2.3797,  // cover_idf
+	1.1592,  // name
+	0.8200,  // name_idf
+	1.2767,  // summary_idf
+	1.5242,  // explain
+	0.7991,  // explain_all
+	-1.0936, // param_idf
+	1.5365,  // rank
+	-1.4731, // action
+	-0.8366, // other_action
+	-1.0282, // other_method
 }
