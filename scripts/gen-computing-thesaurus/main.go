@@ -24,7 +24,6 @@ package main
 import (
 	"bufio"
 	"compress/gzip"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -32,6 +31,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/toolgate/toolgate/scripts/internal/wordlist"
 )
 
 const maxGroup = 6
@@ -64,7 +65,7 @@ func run(in, out string) error {
 	if err != nil {
 		return fmt.Errorf("read FOLDOC %s: %w", in, err)
 	}
-	return write(out, relate(entries))
+	return wordlist.Write(out, relate(entries))
 }
 
 // entry is one FOLDOC definition: its headwords and its body.
@@ -166,7 +167,7 @@ func relate(entries []entry) map[string][]string {
 	for _, g := range groups {
 		var words []string
 		for _, h := range g {
-			if usable(h) && !slices.Contains(words, h) {
+			if wordlist.Usable(h) && !slices.Contains(words, h) {
 				words = append(words, h)
 			}
 		}
@@ -182,45 +183,4 @@ func relate(entries []entry) map[string][]string {
 		}
 	}
 	return related
-}
-
-// usable reports whether a headword can meet a query word: one plain
-// lowercase word of at least three letters.
-func usable(w string) bool {
-	if len(w) < 3 {
-		return false
-	}
-	for i := 0; i < len(w); i++ {
-		if w[i] < 'a' || w[i] > 'z' {
-			return false
-		}
-	}
-	return true
-}
-
-func write(path string, related map[string][]string) error {
-	if len(related) == 0 {
-		return errors.New("no relations found")
-	}
-	words := make([]string, 0, len(related))
-	for w := range related {
-		words = append(words, w)
-	}
-	slices.Sort(words)
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("write thesaurus: %w", err)
-	}
-	zw, _ := gzip.NewWriterLevel(f, gzip.BestCompression)
-	bw := bufio.NewWriter(zw)
-	for _, w := range words {
-		fmt.Fprintf(bw, "%s\t%s\n", w, strings.Join(related[w], " "))
-	}
-	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("write thesaurus: %w", err)
-	}
-	if err := zw.Close(); err != nil {
-		return fmt.Errorf("write thesaurus: %w", err)
-	}
-	return f.Close()
 }

@@ -20,8 +20,6 @@ package main
 
 import (
 	"bufio"
-	"compress/gzip"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -29,6 +27,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/toolgate/toolgate/scripts/internal/wordlist"
 )
 
 // Limits that keep the file small and the entries precise.
@@ -62,7 +62,7 @@ func run(dir, out string) error {
 			return err
 		}
 	}
-	return write(out, related)
+	return wordlist.Write(out, related)
 }
 
 // synset is one WordNet sense: its lemmas and the pointers that matter here.
@@ -181,7 +181,7 @@ func (db wordnet) readIndex(path string, pos byte, related map[string][]string) 
 			continue
 		}
 		lemma := fs[0]
-		if !usable(lemma) {
+		if !wordlist.Usable(lemma) {
 			continue
 		}
 		nSyn, err1 := strconv.Atoi(fs[2])
@@ -207,7 +207,7 @@ func (db wordnet) readIndex(path string, pos byte, related map[string][]string) 
 				return fmt.Errorf("%s:%d: unknown synset %s", path, line, o)
 			}
 			add := func(w string) {
-				if usable(w) && w != lemma && !slices.Contains(related[lemma], w) && len(related[lemma]) < maxRelated {
+				if wordlist.Usable(w) && w != lemma && !slices.Contains(related[lemma], w) && len(related[lemma]) < maxRelated {
 					related[lemma] = append(related[lemma], w)
 				}
 			}
@@ -239,48 +239,4 @@ func (db wordnet) readIndex(path string, pos byte, related map[string][]string) 
 		return fmt.Errorf("read WordNet index %s: %w", path, err)
 	}
 	return nil
-}
-
-// usable reports whether a WordNet lemma can meet a query word: one plain
-// lowercase word of at least three letters (collocations like "take_away"
-// never appear as one token).
-func usable(w string) bool {
-	if len(w) < 3 {
-		return false
-	}
-	for i := 0; i < len(w); i++ {
-		if w[i] < 'a' || w[i] > 'z' {
-			return false
-		}
-	}
-	return true
-}
-
-func write(path string, related map[string][]string) error {
-	if len(related) == 0 {
-		return errors.New("no entries: is this a WordNet database?")
-	}
-	words := make([]string, 0, len(related))
-	for w, rel := range related {
-		if len(rel) > 0 {
-			words = append(words, w)
-		}
-	}
-	slices.Sort(words)
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("write thesaurus: %w", err)
-	}
-	zw, _ := gzip.NewWriterLevel(f, gzip.BestCompression)
-	bw := bufio.NewWriter(zw)
-	for _, w := range words {
-		fmt.Fprintf(bw, "%s\t%s\n", w, strings.Join(related[w], " "))
-	}
-	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("write thesaurus: %w", err)
-	}
-	if err := zw.Close(); err != nil {
-		return fmt.Errorf("write thesaurus: %w", err)
-	}
-	return f.Close()
 }
