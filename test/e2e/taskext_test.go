@@ -208,21 +208,7 @@ func TestTasksInputOnLegacy(t *testing.T) {
 	defer cancel()
 	waitTool(ctx, t, c.mcpClient, researchTool)
 
-	raw, err := c.send("call_task", "call_tool", map[string]any{
-		"name": researchTool, "arguments": map[string]any{"topic": "python", "ambiguous": true},
-	}, 60*time.Second).wait(ctx)
-	if err != nil {
-		t.Fatalf("task-augmented call_tool: %v", err)
-	}
-	var messages []struct {
-		Type   string    `json:"type"`
-		Task   *taskInfo `json:"task"`
-		Result *result   `json:"result"`
-	}
-	if err := json.Unmarshal(raw, &messages); err != nil || len(messages) < 2 {
-		t.Fatalf("stream messages: %v: %s", err, raw)
-	}
-	first, last := messages[0], messages[len(messages)-1]
+	first, last, raw := callTask(ctx, t, c.mcpClient, map[string]any{"topic": "python", "ambiguous": true})
 	if first.Type != "taskCreated" || first.Task == nil || last.Type != "result" || last.Result == nil ||
 		!strings.Contains(last.Result.text(), "Clarification") || strings.Contains(last.Result.text(), "elicitation unavailable") {
 		t.Fatalf("the task did not finish with the client's clarification: %s", raw)

@@ -37,22 +37,7 @@ func TestTasksThroughCallTool(t *testing.T) {
 	waitTool(ctx, t, alice, "x_hello_greet")
 
 	// The SDK's own flow: create, poll tasks/get until terminal, tasks/result.
-	raw, err := alice.send("call_task", "call_tool", map[string]any{
-		"name": researchTool, "arguments": map[string]any{"topic": "gateways"},
-	}, 60*time.Second).wait(ctx)
-	if err != nil {
-		t.Fatalf("task-augmented call_tool: %v", err)
-	}
-	var messages []struct {
-		Type   string    `json:"type"`
-		Task   *taskInfo `json:"task"`
-		Result *result   `json:"result"`
-		Error  *rpcError `json:"error"`
-	}
-	if err := json.Unmarshal(raw, &messages); err != nil || len(messages) < 2 {
-		t.Fatalf("stream messages: %v: %s", err, raw)
-	}
-	first, last := messages[0], messages[len(messages)-1]
+	first, last, raw := callTask(ctx, t, alice, map[string]any{"topic": "gateways"})
 	if first.Type != "taskCreated" || first.Task == nil || !strings.HasPrefix(first.Task.TaskID, "tg1.") {
 		t.Fatalf("first message is not the created task with a gateway id: %s", raw)
 	}
@@ -212,4 +197,28 @@ func waitTool(ctx context.Context, t *testing.T, c *mcpClient, tool string) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// taskMessage is one message of the TypeScript SDK's task stream.
+type taskMessage struct {
+	Type   string    `json:"type"`
+	Task   *taskInfo `json:"task"`
+	Result *result   `json:"result"`
+	Error  *rpcError `json:"error"`
+}
+
+// callTask runs the research tool as a task through c with the SDK's own flow
+// (create, poll, result) and returns the stream's first and last messages and
+// the raw stream for failure reports.
+func callTask(ctx context.Context, t *testing.T, c *mcpClient, args map[string]any) (first, last taskMessage, raw json.RawMessage) {
+	t.Helper()
+	raw, err := c.send("call_task", "call_tool", map[string]any{"name": researchTool, "arguments": args}, 60*time.Second).wait(ctx)
+	if err != nil {
+		t.Fatalf("task-augmented call_tool: %v", err)
+	}
+	var messages []taskMessage
+	if err := json.Unmarshal(raw, &messages); err != nil || len(messages) < 2 {
+		t.Fatalf("stream messages: %v: %s", err, raw)
+	}
+	return messages[0], messages[len(messages)-1], raw
 }
