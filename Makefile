@@ -2,7 +2,7 @@
 # test parts (cached in ~/.cache/toolgate-test) and runs every test.
 
 GO       ?= go
-VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+VERSION  ?= $(shell git describe --tags --match 'v[0-9]*' --always --dirty 2>/dev/null || echo dev)
 LDFLAGS  := -X main.version=$(VERSION)
 BIN      := bin
 # staticcheck 2026.1.x; the module proxy knows it by its module version.

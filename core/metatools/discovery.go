@@ -134,7 +134,9 @@ func (h *Handlers) filterTools(_ context.Context, raw json.RawMessage, _ protov1
 	out := map[string]any{
 		"tools": lines, "total": res.Total, "offset": lo, "truncated": lo+len(lines) < res.Total,
 	}
-	if strings.TrimSpace(in.Query) != "" && res.Coverage < weakMatch {
+	if in.Plugin != "" && h.Catalog.ToolCount(in.Plugin) == 0 {
+		out["note"] = h.toollessNote(in.Plugin)
+	} else if strings.TrimSpace(in.Query) != "" && res.Coverage < weakMatch {
 		for k, v := range h.weakAdvice(in.Query, res) {
 			out[k] = v
 		}

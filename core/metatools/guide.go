@@ -7,6 +7,7 @@ import (
 
 	"github.com/toolgate/toolgate/core/catalog"
 	"github.com/toolgate/toolgate/core/search"
+	"github.com/toolgate/toolgate/core/supervisor"
 )
 
 // An assistant searches only for what it believes is there. The guide tells
@@ -127,5 +128,45 @@ func (h *Handlers) weakAdvice(query string, res search.Result) map[string]any {
 		msg = fmt.Sprintf("No tool matches %q.", query)
 	}
 	msg += " The tools below, if any, are guesses. Rephrase with the words of one of these plugins, or the gateway may have no tool for this."
-	return map[string]any{"note": msg, "plugins": offers}
+	out := map[string]any{"note": msg, "plugins": offers}
+	if down := h.toollessPlugins(); len(down) > 0 {
+		msg += " Plugins whose tools are not known now are listed under \"unavailable\"; the tool may be one of theirs."
+		out["note"], out["unavailable"] = msg, down
+	}
+	return out
+}
+
+// toollessPlugins lists the plugins that bring no tools to the catalog
+// because they are not running (failed, stopped, never started), with why:
+// a search that misses may be missing one of their tools, and the assistant
+// can tell the user what to fix instead of concluding the gateway has none.
+func (h *Handlers) toollessPlugins() []pluginLine {
+	var out []pluginLine
+	for _, pl := range h.pluginLines() {
+		if pl.Tools == 0 && pl.State != string(supervisor.Running) {
+			out = append(out, pl)
+		}
+	}
+	return out
+}
+
+// toollessNote says why a search narrowed to one plugin found none of its
+// tools: the plugin holds none now, and its state says what to do.
+func (h *Handlers) toollessNote(plugin string) string {
+	s, _ := h.Plugins.Get(plugin)
+	st := s.Status()
+	msg := fmt.Sprintf("Plugin %q has no tools in the catalog: it is %s", plugin, st.State)
+	if st.LastError != "" {
+		msg += " (" + st.LastError + ")"
+	}
+	switch st.State {
+	case supervisor.Running:
+		return msg + " and offers no tools."
+	case supervisor.Lazy, supervisor.Stopped:
+		return msg + "; core_plugin_start starts it and lists its tools."
+	case supervisor.Starting, supervisor.Restarting:
+		return msg + "; its tools appear when it runs. Search again shortly."
+	default:
+		return msg + "; core_plugin_get shows its last error, core_plugin_restart tries again once it is fixed."
+	}
 }

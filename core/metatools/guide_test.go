@@ -160,3 +160,23 @@ func TestWeakMatchSaysSo(t *testing.T) {
 		t.Errorf("filter_tools read a file: weak-match note %v on a good match", out["note"])
 	}
 }
+
+// TestSearchNamesToollessPlugin: a search narrowed to a plugin that has not
+// told its tools yet says so and how to start it, instead of a weak match.
+func TestSearchNamesToollessPlugin(t *testing.T) {
+	cat := catalog.New()
+	mgr := supervisor.NewManager([]supervisor.Spec{{Name: "k8s", Path: helloPlugin}, {Name: "later", Path: helloPlugin}},
+		supervisor.ManagerOptions{Catalog: cat, Logger: hclog.NewNullLogger()})
+	setTools(t, cat, "k8s")
+	h := New(cat, mgr, nil, hclog.NewNullLogger())
+	_, out := invoke(t, toolsOf(h), "filter_tools", `{"query": "list the config maps", "plugin": "later"}`)
+	note, _ := out["note"].(string)
+	if !strings.Contains(note, `Plugin "later" has no tools in the catalog: it is lazy`) || !strings.Contains(note, "core_plugin_start") {
+		t.Errorf("filter_tools on a lazy plugin without tools: note %q", note)
+	}
+	_, out = invoke(t, toolsOf(h), "filter_tools", `{"query": "book a flight to paris"}`)
+	down, _ := out["unavailable"].([]any)
+	if len(down) != 1 || down[0].(map[string]any)["name"] != "later" {
+		t.Errorf("weak match: unavailable %v, want the lazy plugin without tools", down)
+	}
+}

@@ -3,6 +3,7 @@ package metatools
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -363,5 +364,19 @@ func TestCallToFailedPluginSaysWhy(t *testing.T) {
 	}
 	if strings.Contains(got, "unknown tool") {
 		t.Errorf("answer still reads unknown tool: %s", got)
+	}
+
+	// A search narrowed to it, or one that finds nothing, says it is down.
+	_, out := invoke(t, tools, "filter_tools", `{"query":"greet someone","plugin":"hello"}`)
+	note, _ := out["note"].(string)
+	for _, want := range []string{`Plugin "hello" has no tools`, "failed", "this plugin takes no configuration", "core_plugin_restart"} {
+		if !strings.Contains(note, want) {
+			t.Errorf("filter_tools on the failed plugin: note lacks %q: %v", want, out)
+		}
+	}
+	_, out = invoke(t, tools, "filter_tools", `{"query":"greet someone"}`)
+	down, _ := out["unavailable"].([]any)
+	if len(down) != 1 || down[0].(map[string]any)["name"] != "hello" || !strings.Contains(fmt.Sprint(down[0]), "no configuration") {
+		t.Errorf("filter_tools with no match: unavailable %v, want the failed hello plugin and its error; answer %v", down, out)
 	}
 }
