@@ -53,14 +53,10 @@ func (h *Handlers) runCall(ctx context.Context, raw json.RawMessage, events prot
 		rec.Tool = in.Name
 		return core.Handle(ctx, in.Arguments, events)
 	}
-	t, ok := h.Catalog.Tool(in.Name)
-	if !ok {
-		if res, ok := h.toolOfFailedPlugin(in.Name); ok {
-			rec.Outcome = OutcomeUnavailable
-			return res, nil
-		}
-		rec.Outcome = OutcomeUnknownTool
-		return h.unknownTool(in.Name), nil
+	t, missing, outcome := h.resolve(ctx, in.Name, asked)
+	if t == nil {
+		rec.Outcome = outcome
+		return missing, nil
 	}
 	rec.Tool, rec.Plugin = t.ID, t.Plugin
 	if err := t.ValidateArguments(in.Arguments); err != nil {
@@ -137,6 +133,59 @@ func (h *Handlers) toolOfFailedPlugin(name string) (*protov1.Result, bool) {
 	}
 	return errorResult("cannot call %s: plugin %q failed to start, so its tools are unknown: %s\n(fix it, then call core_plugin_restart with {\"name\": %q})",
 		name, plugin, st.LastError, plugin), true
+}
+
+// resolve finds a plugin tool by name, waiting for a plugin that has not told
+// its tools yet (awaitTools). When there is no such tool, missing says why:
+// the plugin failed or did not start, or the name is unknown (with the
+// closest names).
+func (h *Handlers) resolve(ctx context.Context, name string, asked time.Duration) (t *catalog.Tool, missing *protov1.Result, outcome Outcome) {
+	if t, ok := h.Catalog.Tool(name); ok {
+		return t, nil, ""
+	}
+	notStarted := h.awaitTools(ctx, name, asked)
+	if t, ok := h.Catalog.Tool(name); ok {
+		return t, nil, ""
+	}
+	if res, ok := h.toolOfFailedPlugin(name); ok {
+		return nil, res, OutcomeUnavailable
+	}
+	if notStarted != nil {
+		return nil, notStarted, OutcomeUnavailable
+	}
+	return nil, h.unknownTool(name), OutcomeUnknownTool
+}
+
+// awaitTools starts the plugin a tool name points at when the plugin has
+// not told its tools yet (lazy with no cached manifest, or still starting)
+// and waits, within the call's deadline, until it runs. Without it the first
+// call after the gateway starts would answer "unknown tool" for a tool that
+// exists. It answers only when the plugin did not start.
+func (h *Handlers) awaitTools(ctx context.Context, name string, asked time.Duration) *protov1.Result {
+	plugin, ok := catalog.PluginOf(name)
+	if !ok || h.Catalog.Known(plugin) {
+		return nil
+	}
+	sup, ok := h.Plugins.Get(plugin)
+	if !ok {
+		return nil
+	}
+	if st := sup.Status().State; st != supervisor.Lazy && st != supervisor.Starting {
+		return nil
+	}
+	timeout := h.CallTimeout(plugin)
+	if asked > 0 {
+		timeout = asked
+	}
+	startCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	if err := sup.Start(startCtx); err != nil {
+		if errors.Is(startCtx.Err(), context.DeadlineExceeded) {
+			return errorResult("cannot call %s: plugin %q did not start within %s, so its tools are not known yet (core_plugin_get shows its state)", name, plugin, timeout)
+		}
+		return errorResult("cannot call %s: plugin %q did not start: %v", name, plugin, err)
+	}
+	return nil
 }
 
 // DefaultMaxCallTimeout bounds timeout_seconds when Handlers.MaxCallTimeout is 0.

@@ -173,7 +173,7 @@ func quoteAll(names []string) []string {
 	return out
 }
 
-func (h *Handlers) describeTool(_ context.Context, raw json.RawMessage, _ protov1.CallEvents) (*protov1.Result, error) {
+func (h *Handlers) describeTool(ctx context.Context, raw json.RawMessage, _ protov1.CallEvents) (*protov1.Result, error) {
 	var in struct {
 		Name string `json:"name"`
 	}
@@ -190,9 +190,9 @@ func (h *Handlers) describeTool(_ context.Context, raw json.RawMessage, _ protov
 			"example": map[string]any{"tool": "call_tool", "arguments": map[string]any{"name": core.Name, "arguments": Example(core.InputSchema)}},
 		})
 	}
-	t, ok := h.Catalog.Tool(in.Name)
-	if !ok {
-		return h.unknownTool(in.Name), nil
+	t, missing, _ := h.resolve(ctx, in.Name, 0)
+	if t == nil {
+		return missing, nil
 	}
 	return jsonResult(describe(t, h.Plugins))
 }

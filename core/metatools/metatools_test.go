@@ -380,3 +380,37 @@ func TestCallToFailedPluginSaysWhy(t *testing.T) {
 		t.Errorf("filter_tools with no match: unavailable %v, want the failed hello plugin and its error; answer %v", down, out)
 	}
 }
+
+// The first call right after the gateway starts, to a lazy plugin that has
+// not told its tools yet, starts it and is answered, not "unknown tool".
+func TestFirstCallWaitsForLazyPlugin(t *testing.T) {
+	for _, tool := range []string{"call_tool", "describe_tool"} {
+		t.Run(tool, func(t *testing.T) {
+			cat := catalog.New()
+			mgr := supervisor.NewManager([]supervisor.Spec{{Name: "hello", Path: helloPlugin}},
+				supervisor.ManagerOptions{Catalog: cat, Logger: hclog.NewNullLogger()})
+			ctx, cancel := context.WithCancel(context.Background())
+			mgr.Run(ctx)
+			t.Cleanup(func() { cancel(); mgr.Wait() })
+			h := New(cat, mgr, func(string) time.Duration { return 10 * time.Second }, hclog.NewNullLogger())
+			tools := map[string]Tool{}
+			for _, tl := range h.Tools() {
+				tools[tl.Name] = tl
+			}
+			if cat.Known("hello") {
+				t.Fatal("the plugin's tools are known before any call; the test needs a plugin that has not started")
+			}
+			args := map[string]string{"call_tool": `{"name":"x_hello_echo","arguments":{"text":"first"}}`, "describe_tool": `{"name":"x_hello_echo"}`}
+			res, _ := invoke(t, tools, tool, args[tool])
+			got := text(res)
+			if res.IsError || !strings.Contains(got, map[string]string{"call_tool": "first", "describe_tool": "Text to send back"}[tool]) {
+				t.Fatalf("%s on a plugin not started yet: %s", tool, got)
+			}
+			// A name the started plugin does not have is still unknown.
+			res, _ = invoke(t, tools, tool, `{"name":"x_hello_nope"}`)
+			if !res.IsError || !strings.Contains(text(res), "unknown tool") {
+				t.Errorf("%s of a tool the plugin lacks: %s", tool, text(res))
+			}
+		})
+	}
+}

@@ -102,10 +102,12 @@ func (s *Supervisor) Run(ctx context.Context) {
 			o.status.Pid, o.status.StartedAt, o.status.Info = r.plugin.Pid(), time.Now(), r.manifest.Info
 			o.status.LastError, o.status.Stderr = "", nil
 			s.lastUsed.Store(time.Now().UnixNano())
-			s.set(o, Running, fmt.Sprintf("pid %d", r.plugin.Pid()), o.plugin)
+			// The tools are in the catalog before anyone waiting for the
+			// plugin to run wakes: a call that started it finds them.
 			if s.hooks.Manifest != nil {
 				s.hooks.Manifest(s.spec.Name, r.manifest)
 			}
+			s.set(o, Running, fmt.Sprintf("pid %d", r.plugin.Pid()), o.plugin)
 			watchCtx, cancel := context.WithCancel(ctx)
 			o.stopWatch = cancel
 			go s.watch(watchCtx, r.plugin, r.gen, manifests)
