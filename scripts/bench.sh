@@ -18,8 +18,9 @@ echo '```'
 echo
 echo "## Search quality (labelled queries over real MCP servers' catalogs)"
 echo
-# Tuning and held-out halves, filter_tools and plain BM25, with and without
-# 10,000 distractor tools. Tuning misses: go test -run TestQuality -v ./core/search
+# Tuning and held-out halves (held-out whole, then its first and fresh sets),
+# filter_tools and plain BM25, with and without 10,000 distractor tools.
+# Tuning misses: go test -run TestQuality -v ./core/search
 go run ./scripts/benchdriver/quality -distractors 10000 core/search/testdata
 echo
 echo "## Gateway against a direct call"

@@ -32,18 +32,23 @@ type TuningReport struct {
 	Misses []QualityMiss
 }
 
-// HeldOutReport is the held-out half's result. It has figures only: a
+// HeldOutReport is a held-out set's result. It has figures only: a
 // held-out query that is looked at becomes a tuning query.
 type HeldOutReport struct {
 	Queries int
 	QualityScores
 }
 
-// QualityReport compares the ranker with plain BM25 on both halves.
+// QualityReport compares the ranker with plain BM25 on both halves. The
+// held-out half is scored whole and per file: the first set was scored
+// after each method round that was kept only if it improved, so its figure
+// may be optimistic; the fresh set was written after those rounds.
 type QualityReport struct {
 	Tools, Distractors int
 	Tuning             TuningReport
-	HeldOut            HeldOutReport
+	HeldOut            HeldOutReport // both held-out files together
+	HeldOutFirst       HeldOutReport // queries-heldout.yaml
+	HeldOutFresh       HeldOutReport // queries-heldout-fresh.yaml
 }
 
 // ranker answers a query with tool IDs, best first.
@@ -58,29 +63,39 @@ func EvaluateQuality(dir string, distractors int) (QualityReport, error) {
 		return QualityReport{}, err
 	}
 	rep := QualityReport{Tools: len(set.Docs), Distractors: distractors}
-	rep.Tuning.Queries, rep.HeldOut.Queries = len(set.Tuning), len(set.heldOut)
+	rep.Tuning.Queries = len(set.Tuning)
+	heldOut := []*HeldOutReport{&rep.HeldOutFirst, &rep.HeldOutFresh} // heldOutFiles' order
+	for i, qs := range set.heldOut {
+		heldOut[i].Queries = len(qs)
+	}
 	for _, extra := range []int{0, distractors} {
 		docs := slices.Concat(set.Docs, Distractors(extra))
 		ix, base := indexRanker(docs), baselineRanker(docs)
-		tr, tb, hr, hb := &rep.Tuning.Ranker, &rep.Tuning.Baseline, &rep.HeldOut.Ranker, &rep.HeldOut.Baseline
+		// pick returns the ranker's and the baseline's score of s for this pass.
+		pick := func(s *QualityScores) (*QualityScore, *QualityScore) {
+			if extra > 0 {
+				return &s.RankerDistracted, &s.BaselineDistracted
+			}
+			return &s.Ranker, &s.Baseline
+		}
 		misses := &rep.Tuning.Misses
 		if extra > 0 {
-			tr, tb, hr, hb = &rep.Tuning.RankerDistracted, &rep.Tuning.BaselineDistracted,
-				&rep.HeldOut.RankerDistracted, &rep.HeldOut.BaselineDistracted
 			misses = nil
 		}
-		for _, run := range []struct {
+		type run struct {
 			score   *QualityScore
 			rank    ranker
 			queries []QualityQuery
 			misses  *[]QualityMiss
-		}{
-			{tr, ix, set.Tuning, misses},
-			{tb, base, set.Tuning, nil},
-			{hr, ix, set.heldOut, nil},
-			{hb, base, set.heldOut, nil},
-		} {
-			if *run.score, err = scoreQueries(run.rank, run.queries, run.misses); err != nil {
+		}
+		tr, tb := pick(&rep.Tuning.QualityScores)
+		runs := []run{{tr, ix, set.Tuning, misses}, {tb, base, set.Tuning, nil}}
+		for i, qs := range set.heldOut {
+			hr, hb := pick(&heldOut[i].QualityScores)
+			runs = append(runs, run{hr, ix, qs, nil}, run{hb, base, qs, nil})
+		}
+		for _, r := range runs {
+			if *r.score, err = scoreQueries(r.rank, r.queries, r.misses); err != nil {
 				return QualityReport{}, err
 			}
 		}
@@ -88,7 +103,31 @@ func EvaluateQuality(dir string, distractors int) (QualityReport, error) {
 			break
 		}
 	}
+	rep.HeldOut = pooled(rep.HeldOutFirst, rep.HeldOutFresh)
 	return rep, nil
+}
+
+// pooled is the result of parts' queries scored together: each score is
+// the mean over all their queries, so the parts weigh by their counts.
+func pooled(parts ...HeldOutReport) HeldOutReport {
+	var out HeldOutReport
+	for _, p := range parts {
+		out.Queries += p.Queries
+	}
+	if out.Queries == 0 {
+		return out
+	}
+	for _, p := range parts {
+		w := float64(p.Queries) / float64(out.Queries)
+		for _, s := range []struct{ dst, src *QualityScore }{
+			{&out.Ranker, &p.Ranker}, {&out.Baseline, &p.Baseline},
+			{&out.RankerDistracted, &p.RankerDistracted}, {&out.BaselineDistracted, &p.BaselineDistracted},
+		} {
+			s.dst.Top1 += w * s.src.Top1
+			s.dst.RecallAt5 += w * s.src.RecallAt5
+		}
+	}
+	return out
 }
 
 // indexRanker ranks through the public Search of an index holding docs.

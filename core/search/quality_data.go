@@ -18,13 +18,17 @@ var ErrQualityData = errors.New("bad quality data")
 
 // The files of a quality set directory.
 const (
-	catalogsDir    = "catalogs"              // <name>.json: {package, version, tools} captured from npm servers
-	toolsDir       = "tools"                 // <name>.json: tools/list of toolgate's own plugins
-	tuningFile     = "queries-tuning.yaml"   // even hash: read, studied, tuned on
-	tunedOnFile    = "queries-tuned-on.yaml" // the set the synonym table was written from; tuning only
-	heldOutFile    = "queries-heldout.yaml"  // odd hash: scored only
-	queryFileHashN = 2
+	catalogsDir      = "catalogs"                   // <name>.json: {package, version, tools} captured from npm servers
+	toolsDir         = "tools"                      // <name>.json: tools/list of toolgate's own plugins
+	tuningFile       = "queries-tuning.yaml"        // even hash: read, studied, tuned on
+	tunedOnFile      = "queries-tuned-on.yaml"      // the set the synonym table was written from; tuning only
+	heldOutFile      = "queries-heldout.yaml"       // odd hash: scored only
+	heldOutFreshFile = "queries-heldout-fresh.yaml" // odd hash, written after the method rounds: scored only
+	queryFileHashN   = 2
 )
+
+// heldOutFiles are the held-out query files, in QualitySet.heldOut's order.
+var heldOutFiles = []string{heldOutFile, heldOutFreshFile}
 
 // QualityQuery is one labelled request: the text and the tool IDs that
 // answer it, with where it is written.
@@ -42,13 +46,21 @@ func (q QualityQuery) String() string {
 // QualitySet is the data of an evaluation: the tools and the two halves of
 // the labelled queries.
 type QualitySet struct {
-	Docs    []Doc
-	Tuning  []QualityQuery // queries-tuning.yaml, then queries-tuned-on.yaml
-	heldOut []QualityQuery // unexported so that nothing outside scoring reads it
+	Docs   []Doc
+	Tuning []QualityQuery // queries-tuning.yaml, then queries-tuned-on.yaml
+	// heldOut holds one list per file of heldOutFiles; unexported so that
+	// nothing outside scoring reads it.
+	heldOut [][]QualityQuery
 }
 
-// HeldOutLen is the number of held-out queries.
-func (s QualitySet) HeldOutLen() int { return len(s.heldOut) }
+// HeldOutLen is the number of held-out queries, all files together.
+func (s QualitySet) HeldOutLen() int {
+	n := 0
+	for _, qs := range s.heldOut {
+		n += len(qs)
+	}
+	return n
+}
 
 // normaliseQuery folds case and runs of space, the form the split hashes.
 func normaliseQuery(text string) string {
@@ -99,35 +111,46 @@ func LoadQualitySet(dir string) (QualitySet, error) {
 	if err != nil {
 		return QualitySet{}, err
 	}
-	if set.heldOut, err = read(heldOutFile); err != nil {
-		return QualitySet{}, err
+	for _, name := range heldOutFiles {
+		qs, err := read(name)
+		if err != nil {
+			return QualitySet{}, err
+		}
+		set.heldOut = append(set.heldOut, qs)
 	}
-	if err := checkSplit(tuning, tunedOn, set.heldOut); err != nil {
+	if err := checkSplit(tuning, tunedOn, set.heldOut...); err != nil {
 		return QualitySet{}, err
 	}
 	set.Tuning = append(tuning, tunedOn...)
 	return set, nil
 }
 
-// checkSplit holds the split: each hashed query in the file its hash names,
-// and no query on both sides.
-func checkSplit(tuning, tunedOn, heldOut []QualityQuery) error {
+// checkSplit holds the split: each hashed query in the half its hash names,
+// no query on both sides, and none in two held-out files.
+func checkSplit(tuning, tunedOn []QualityQuery, heldOut ...[]QualityQuery) error {
 	for _, q := range tuning {
 		if heldOutByHash(q.Text) {
-			return fmt.Errorf("%v hashes to the held-out half; it belongs in %s: %w", q, heldOutFile, ErrQualityData)
+			return fmt.Errorf("%v hashes to the held-out half; it belongs in a held-out file (%s): %w",
+				q, strings.Join(heldOutFiles, ", "), ErrQualityData)
 		}
 	}
 	tuningSide := map[string]bool{}
 	for _, q := range slices.Concat(tuning, tunedOn) {
 		tuningSide[normaliseQuery(q.Text)] = true
 	}
-	for _, q := range heldOut {
+	heldOutSide := map[string]QualityQuery{}
+	for _, q := range slices.Concat(heldOut...) {
+		norm := normaliseQuery(q.Text)
 		if !heldOutByHash(q.Text) {
 			return fmt.Errorf("%v hashes to the tuning half; it belongs in %s: %w", q, tuningFile, ErrQualityData)
 		}
-		if tuningSide[normaliseQuery(q.Text)] {
+		if tuningSide[norm] {
 			return fmt.Errorf("%v is also on the tuning side: %w", q, ErrQualityData)
 		}
+		if first, ok := heldOutSide[norm]; ok {
+			return fmt.Errorf("%v is also held out at %s:%d: %w", q, first.File, first.Line, ErrQualityData)
+		}
+		heldOutSide[norm] = q
 	}
 	return nil
 }

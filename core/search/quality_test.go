@@ -2,8 +2,10 @@ package search
 
 import (
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -18,14 +20,22 @@ func TestQuality(t *testing.T) {
 	t.Logf("%d tools; tuning %d queries, held-out %d", rep.Tools, rep.Tuning.Queries, rep.HeldOut.Queries)
 	t.Logf("tuning   ranker top-1 %.3f recall@5 %.3f; bm25 top-1 %.3f recall@5 %.3f",
 		rep.Tuning.Ranker.Top1, rep.Tuning.Ranker.RecallAt5, rep.Tuning.Baseline.Top1, rep.Tuning.Baseline.RecallAt5)
-	t.Logf("held-out ranker top-1 %.3f recall@5 %.3f; bm25 top-1 %.3f recall@5 %.3f",
-		rep.HeldOut.Ranker.Top1, rep.HeldOut.Ranker.RecallAt5, rep.HeldOut.Baseline.Top1, rep.HeldOut.Baseline.RecallAt5)
+	for _, h := range []struct {
+		name string
+		r    HeldOutReport
+	}{{"held-out", rep.HeldOut}, {"  first", rep.HeldOutFirst}, {"  fresh", rep.HeldOutFresh}} {
+		t.Logf("%-8s %d queries: ranker top-1 %.3f recall@5 %.3f; bm25 top-1 %.3f recall@5 %.3f", h.name, h.r.Queries,
+			h.r.Ranker.Top1, h.r.Ranker.RecallAt5, h.r.Baseline.Top1, h.r.Baseline.RecallAt5)
+	}
 	for _, m := range rep.Tuning.Misses {
 		t.Logf("miss: %v want %v got %v", m.Query, m.Query.Want, m.Got)
 	}
-	if rep.Tuning.Queries < 200 || rep.HeldOut.Queries < 150 {
-		t.Errorf("quality set has %d tuning and %d held-out queries, want at least 200 and 150",
-			rep.Tuning.Queries, rep.HeldOut.Queries)
+	if rep.Tuning.Queries < 200 || rep.HeldOutFirst.Queries < 150 || rep.HeldOutFresh.Queries < 150 {
+		t.Errorf("quality set has %d tuning and %d + %d held-out queries, want at least 200 and 150 + 150",
+			rep.Tuning.Queries, rep.HeldOutFirst.Queries, rep.HeldOutFresh.Queries)
+	}
+	if rep.HeldOut.Queries != rep.HeldOutFirst.Queries+rep.HeldOutFresh.Queries {
+		t.Errorf("held-out counts %d queries, its files %d + %d", rep.HeldOut.Queries, rep.HeldOutFirst.Queries, rep.HeldOutFresh.Queries)
 	}
 	if got, want := len(rep.Tuning.Misses), int(float64(rep.Tuning.Queries)*(1-rep.Tuning.Ranker.Top1)+0.5); got != want {
 		t.Errorf("%d tuning misses, but top-1 %.3f of %d queries says %d", got, rep.Tuning.Ranker.Top1, rep.Tuning.Queries, want)
@@ -33,22 +43,27 @@ func TestQuality(t *testing.T) {
 }
 
 // TestQuerySplit holds the split on the committed files: every hashed query
-// in the file its hash names, none on both sides, at least 400 of them, and
-// every catalog asked about.
+// in the half its hash names, none on both sides or in both held-out files,
+// at least 400 of them, and every catalog asked about.
 func TestQuerySplit(t *testing.T) {
 	tuning, err := loadQueries(filepath.Join("testdata", tuningFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	heldOut, err := loadQueries(filepath.Join("testdata", heldOutFile))
-	if err != nil {
-		t.Fatal(err)
+	var heldOutSets [][]QualityQuery
+	for _, name := range heldOutFiles {
+		qs, err := loadQueries(filepath.Join("testdata", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		heldOutSets = append(heldOutSets, qs)
 	}
+	heldOut := slices.Concat(heldOutSets...)
 	tunedOn, err := loadQueries(filepath.Join("testdata", tunedOnFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := checkSplit(tuning, tunedOn, heldOut); err != nil {
+	if err := checkSplit(tuning, tunedOn, heldOutSets...); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(tuning) + len(heldOut); n < 400 {
@@ -102,20 +117,25 @@ func TestCheckSplitRejects(t *testing.T) {
 	if odd.Text == "" || even.Text == "" {
 		t.Fatal("no query of each parity among the samples")
 	}
+	oddFresh := odd
+	oddFresh.File, oddFresh.Line = "g.yaml", 9
 	for name, c := range map[string]struct {
-		tuning, tunedOn, heldOut []QualityQuery
-		says                     string
+		tuning, tunedOn, heldOut, fresh []QualityQuery
+		says                            string
 	}{
-		"held-out query in tuning": {tuning: []QualityQuery{odd}, says: heldOutFile},
-		"tuning query in held-out": {heldOut: []QualityQuery{even}, says: tuningFile},
-		"tuned-on query held out":  {tunedOn: []QualityQuery{odd}, heldOut: []QualityQuery{odd}, says: "also on the tuning side"},
+		"held-out query in tuning":    {tuning: []QualityQuery{odd}, says: heldOutFreshFile},
+		"tuning query in held-out":    {heldOut: []QualityQuery{even}, says: tuningFile},
+		"tuning query in fresh":       {fresh: []QualityQuery{even}, says: tuningFile},
+		"tuned-on query held out":     {tunedOn: []QualityQuery{odd}, heldOut: []QualityQuery{odd}, says: "also on the tuning side"},
+		"tuned-on query fresh":        {tunedOn: []QualityQuery{odd}, fresh: []QualityQuery{odd}, says: "also on the tuning side"},
+		"query in both held-out sets": {heldOut: []QualityQuery{odd}, fresh: []QualityQuery{oddFresh}, says: "g.yaml:9: query"},
 	} {
-		err := checkSplit(c.tuning, c.tunedOn, c.heldOut)
+		err := checkSplit(c.tuning, c.tunedOn, c.heldOut, c.fresh)
 		if !errors.Is(err, ErrQualityData) || !strings.Contains(err.Error(), c.says) || !strings.Contains(err.Error(), "f.yaml:3") {
 			t.Errorf("%s: err = %v, want ErrQualityData naming f.yaml:3 and %q", name, err, c.says)
 		}
 	}
-	if err := checkSplit([]QualityQuery{even}, []QualityQuery{odd}, nil); err != nil {
+	if err := checkSplit([]QualityQuery{even}, []QualityQuery{odd}, nil, nil); err != nil {
 		t.Errorf("tuned-on queries are exempt from the hash: %v", err)
 	}
 }
@@ -150,6 +170,7 @@ func writeSet(t *testing.T, files map[string]string) string {
 		tuningFile:          "[]\n",
 		tunedOnFile:         "[]\n",
 		heldOutFile:         "[]\n",
+		heldOutFreshFile:    "[]\n",
 	}
 	for k, v := range files {
 		base[k] = v
@@ -167,10 +188,14 @@ func writeSet(t *testing.T, files map[string]string) string {
 }
 
 func TestLoadQualitySetErrors(t *testing.T) {
-	even := "a"
+	even, odd := "a", "a"
 	for heldOutByHash(even) {
 		even += "a"
 	}
+	for !heldOutByHash(odd) {
+		odd += "a"
+	}
+	oddQuery := `- {q: "` + odd + `", want: [x_srv_echo]}`
 	for name, c := range map[string]struct {
 		files map[string]string
 		says  string
@@ -182,17 +207,52 @@ func TestLoadQualitySetErrors(t *testing.T) {
 		"catalog not json": {map[string]string{"catalogs/srv.json": `[`}, "srv.json"},
 		"empty catalog":    {map[string]string{"catalogs/srv.json": `{"package": "s", "version": "1", "tools": []}`}, "srv.json lists no tools"},
 		"catalog twice":    {map[string]string{"tools/srv.json": `[{"name": "x"}]`}, `catalog "srv" is also in`},
+		"held out twice": {map[string]string{heldOutFile: oddQuery, heldOutFreshFile: oddQuery},
+			heldOutFreshFile + `:1: query "` + odd + `" is also held out at ` + heldOutFile + ":1"},
+		"unknown tool in fresh": {map[string]string{heldOutFreshFile: `- {q: "` + odd + `", want: [x_srv_nope]}`},
+			heldOutFreshFile + `:1: query "` + odd + `" expects unknown tool "x_srv_nope"`},
 	} {
 		_, err := LoadQualitySet(writeSet(t, c.files))
 		if !errors.Is(err, ErrQualityData) || !strings.Contains(err.Error(), c.says) {
 			t.Errorf("%s: err = %v, want ErrQualityData saying %q", name, err, c.says)
 		}
 	}
-	set, err := LoadQualitySet(writeSet(t, map[string]string{tuningFile: `- {q: "` + even + `", want: [x_own_ping]}`}))
+	set, err := LoadQualitySet(writeSet(t, map[string]string{tuningFile: `- {q: "` + even + `", want: [x_own_ping]}`,
+		heldOutFreshFile: oddQuery}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(set.Docs) != 2 || len(set.Tuning) != 1 || set.HeldOutLen() != 0 {
-		t.Errorf("loaded %d docs, %d tuning, %d held-out; want 2, 1, 0", len(set.Docs), len(set.Tuning), set.HeldOutLen())
+	if len(set.Docs) != 2 || len(set.Tuning) != 1 || set.HeldOutLen() != 1 || len(set.heldOut[1]) != 1 {
+		t.Errorf("loaded %d docs, %d tuning, %d held-out (%d fresh); want 2, 1, 1 (1)",
+			len(set.Docs), len(set.Tuning), set.HeldOutLen(), len(set.heldOut[1]))
+	}
+}
+
+// TestPooledScoresTheUnion holds that the whole held-out figure is the
+// figure of both files' queries scored together.
+func TestPooledScoresTheUnion(t *testing.T) {
+	answers := map[string][]string{"a": {"x"}, "b": {"y", "x"}, "c": {"z"}, "d": {"w", "v", "x"}}
+	rank := func(text string) ([]string, error) { return answers[text], nil }
+	first := []QualityQuery{{Text: "a", Want: []string{"x"}}, {Text: "b", Want: []string{"x"}}}
+	fresh := []QualityQuery{{Text: "c", Want: []string{"x", "z"}}, {Text: "d", Want: []string{"x"}}, {Text: "a", Want: []string{"y"}}}
+	score := func(qs []QualityQuery) HeldOutReport {
+		s, err := scoreQueries(rank, qs, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return HeldOutReport{Queries: len(qs), QualityScores: QualityScores{Ranker: s, BaselineDistracted: s}}
+	}
+	got, want := pooled(score(first), score(fresh)), score(slices.Concat(first, fresh))
+	const eps = 1e-12
+	for _, p := range [][2]QualityScore{{got.Ranker, want.Ranker}, {got.BaselineDistracted, want.BaselineDistracted}} {
+		if got.Queries != 5 || math.Abs(p[0].Top1-p[1].Top1) > eps || math.Abs(p[0].RecallAt5-p[1].RecallAt5) > eps {
+			t.Errorf("pooled %d queries %+v, want 5 %+v", got.Queries, p[0], p[1])
+		}
+	}
+	if math.Abs(want.Ranker.Top1-0.4) > eps || math.Abs(want.Ranker.RecallAt5-0.7) > eps {
+		t.Errorf("union scores %+v, want top-1 0.4 recall@5 0.7", want.Ranker)
+	}
+	if empty := pooled(HeldOutReport{}, HeldOutReport{}); empty != (HeldOutReport{}) {
+		t.Errorf("pooled nothing = %+v", empty)
 	}
 }
