@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -78,6 +79,11 @@ func (e *envelope) modern() bool { return mcp.IsModernProtocol(e.params.Meta.Pro
 // the versions served here sends them.
 var errBatch = errors.New("JSON-RPC batches are not supported")
 
+// errNotUTF8 marks bytes that are not UTF-8, which JSON text must be (RFC 8259
+// section 8.1). Taken as they are, a malformed id would be echoed back and
+// make the answer unreadable to the client too.
+var errNotUTF8 = errors.New("the message is not valid UTF-8, which JSON text must be")
+
 // invalidRequestError is JSON that is no request, notification or response
 // JSON-RPC 2.0 and MCP allow (code -32600).
 type invalidRequestError struct {
@@ -95,6 +101,9 @@ func parseEnvelope(msg []byte) (*envelope, error) {
 	t := bytes.TrimSpace(msg)
 	if len(t) > 0 && t[0] == '[' {
 		return nil, errBatch
+	}
+	if !utf8.Valid(t) {
+		return nil, errNotUTF8
 	}
 	var env envelope
 	if err := json.Unmarshal(t, &env); err != nil {

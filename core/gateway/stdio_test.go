@@ -283,6 +283,11 @@ func TestStdioMalformedInput(t *testing.T) {
 	if m := c.recv(); m.Error == nil || m.Error.Code != codeInvalidRequest {
 		t.Fatalf("batch answer: %+v", m.Error)
 	}
+	// An id that is not UTF-8 is not echoed into an unreadable answer.
+	c.send("{\"jsonrpc\":\"2.0\",\"id\":\"\xff\xfe\",\"method\":\"ping\"}")
+	if m := c.recv(); m.Error == nil || m.Error.Code != codeParseError || string(m.ID) != "null" || !strings.Contains(m.Error.Message, "UTF-8") {
+		t.Fatalf("answer to a message that is not UTF-8: %+v id %s", m.Error, m.ID)
+	}
 	c.send("")
 	c.initialize()
 	finish(t, c, done)
