@@ -25,7 +25,7 @@ var miniWordNet = map[string]string{
 		"00000800 07 n 01 size 0 001 = 00000600 a 0000 | physical magnitude\n",
 	"data.adj": "00000600 00 a 02 small(a) 0 little 0 002 = 00000800 n 0000 & 00000700 s 0000 | limited in size\n" +
 		"00000700 00 s 01 tiny 0 001 & 00000600 a 0000 | very small\n",
-	"index.adj": "small a 1 2 = & 1 1 00000600\ntiny a 1 1 & 1 1 00000700\nlittle a 1 1 & 1 0 00000600\n",
+	"index.adj":  "small a 1 2 = & 1 1 00000600\ntiny a 1 1 & 1 1 00000700\nlittle a 1 1 & 1 0 00000600\n",
 	"index.verb": "erase v 1 2 @ + 1 0 00000100\ndelete v 1 1 @ 1 1 00000100\nremove v 1 0 1 1 00000200\n",
 	"index.noun": "erasure n 1 1 + 1 1 00000300\neraser n 1 1 + 1 1 00000400\nlark n 1 0 1 0 00000500\nsize n 1 1 = 1 1 00000800\n",
 }
