@@ -238,7 +238,10 @@ func (db wordnet) readIndex(path string, pos byte, related map[string][]string) 
 					continue
 				}
 				if d.pos != 'n' && d.pos != 'v' {
-					continue // nouns and verbs only, as before adjectives were read
+					// Derived adjectives ("deletable") would crowd a
+					// noun's or verb's entry past maxRelated; an
+					// adjective's entry leads back to its noun or verb.
+					continue
 				}
 				if t := db[d.pos][d.offset]; t != nil && !t.person && d.dst >= 1 && d.dst <= len(t.words) {
 					add(t.words[d.dst-1])
