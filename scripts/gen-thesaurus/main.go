@@ -238,9 +238,10 @@ func (db wordnet) readIndex(path string, pos byte, related map[string][]string) 
 					continue
 				}
 				if d.pos != 'n' && d.pos != 'v' {
-					// Derived adjectives ("deletable") would crowd a
-					// noun's or verb's entry past maxRelated; an
-					// adjective's entry leads back to its noun or verb.
+					// Derivations into adjectives are left out of a
+					// noun's or verb's entry, which keeps the relations
+					// it had; the adjective's own entry links the two,
+					// and the thesaurus is read as symmetric.
 					continue
 				}
 				if t := db[d.pos][d.offset]; t != nil && !t.person && d.dst >= 1 && d.dst <= len(t.words) {
