@@ -78,7 +78,7 @@ func (sn *snapshot) parseQuery(text string) *parsedQuery {
 	seen := map[string]int{} // stem -> its group, plus one
 	// addWord adds the term group of stemmed word s and returns its index,
 	// or -1 when the index knows neither s nor anything s may stand for.
-	addWord := func(s string, w float64) int {
+	addWord := func(s, typed string, w float64) int {
 		if gi := seen[s]; gi != 0 {
 			return gi - 1
 		}
@@ -94,7 +94,7 @@ func (sn *snapshot) parseQuery(text string) *parsedQuery {
 				}
 			}
 		}
-		g := sn.expand(s, w)
+		g := sn.expand(s, typed, w)
 		if len(g) == 0 {
 			seen[s] = 0
 			return -1
@@ -113,10 +113,10 @@ func (sn *snapshot) parseQuery(text string) *parsedQuery {
 		if genericVerbs[t] || genericVerbs[s] {
 			w = genericWeight
 		}
-		gi := addWord(s, w)
+		gi := addWord(s, t, w)
 		known := gi >= 0
 		for _, e := range expansionsOf[s] {
-			known = addWord(e, expansionWeight*w) >= 0 || known
+			known = addWord(e, e, expansionWeight*w) >= 0 || known
 		}
 		// Only a word the tools never use is split: one they use
 		// ("workspace") means itself, not its parts.
@@ -167,8 +167,8 @@ func (sn *snapshot) parseQuery(text string) *parsedQuery {
 	return &parsedQuery{groups: groups, patterns: patterns, wordGroup: wordGroup, wordWeight: wordWeight}
 }
 
-// expand builds the term group of one stemmed query word.
-func (sn *snapshot) expand(s string, w float64) termGroup {
+// expand builds the term group of one stemmed query word s, typed as typed.
+func (sn *snapshot) expand(s, typed string, w float64) termGroup {
 	g := termGroup{}
 	// An alternative in most tools tells little and costs a long scan.
 	common := int32(max(50, sn.n/20))
@@ -204,8 +204,14 @@ func (sn *snapshot) expand(s string, w float64) termGroup {
 	if sn.df[s] > 0 {
 		return g
 	}
-	// Unknown word: a typo of a known term, or the start of one.
-	for _, c := range sn.typoCandidates(s) {
+	// Unknown word: a typo of a known term, or the start of one. The
+	// stemmer may have cut a typo short ("raed" to "rae"), so when the stem
+	// has no correction the word as typed is corrected instead.
+	cands := sn.typoCandidates(s)
+	if len(cands) == 0 && typed != s {
+		cands = append(cands, sn.typoCandidates(typed)...)
+	}
+	for _, c := range cands {
 		tw := typoWeight * w
 		if c.dist > 1 {
 			tw = typo2Weight * w
@@ -215,6 +221,19 @@ func (sn *snapshot) expand(s string, w float64) termGroup {
 			add(syn, synonymWeight*tw)
 		}
 	}
+	// The likeliest correction is the commonest known term at the least
+	// distance (Norvig, "How to Write a Spelling Corrector", 2007: among
+	// candidates of the same edit distance, the most frequent word). It is
+	// the word meant rather than a relative of it, so it is added past the
+	// cap on common alternatives: a typo of "list" or "file" is still "list"
+	// or "file". One term, so one long posting list at most.
+	if best, ok := likeliest(cands, sn.df); ok {
+		tw := typoWeight * w
+		if best.dist > 1 {
+			tw = typo2Weight * w
+		}
+		g = g.with(best.term, tw)
+	}
 	if len(s) >= 3 {
 		i := sort.SearchStrings(sn.vocab, s)
 		for n := 0; i < len(sn.vocab) && n < maxPrefixTerms && strings.HasPrefix(sn.vocab[i], s); i++ {
@@ -223,6 +242,18 @@ func (sn *snapshot) expand(s string, w float64) termGroup {
 		}
 	}
 	return g
+}
+
+// likeliest returns the candidate at the least distance with the most tools.
+func likeliest(cands []typoCandidate, df map[string]int32) (typoCandidate, bool) {
+	var best typoCandidate
+	for _, c := range cands {
+		if best.term == "" || c.dist < best.dist ||
+			c.dist == best.dist && (df[c.term] > df[best.term] || df[c.term] == df[best.term] && c.term < best.term) {
+			best = c
+		}
+	}
+	return best, best.term != ""
 }
 
 type typoCandidate struct {

@@ -12,7 +12,8 @@ import (
 
 // thesaurusData is generated from WordNet 3.0 by scripts/gen-thesaurus:
 // gzip-compressed lines "word<TAB>related related ...", each word's
-// synonyms and derived forms in its most frequent senses.
+// synonyms and derived forms in its most frequent senses, and for an
+// adjective the noun it is a value of and the adjectives similar to it.
 //
 //go:embed thesaurus.txt.gz
 var thesaurusData []byte

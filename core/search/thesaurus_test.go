@@ -14,7 +14,7 @@ func TestThesaurusEmbedded(t *testing.T) {
 	if len(th) < 5000 {
 		t.Fatalf("thesaurus has %d words, want thousands", len(th))
 	}
-	for _, pair := range [][2]string{{"alarm", "alert"}, {"delete", "remove"}, {"remove", "delete"}, {"picture", "image"}, {"modify", "change"}} {
+	for _, pair := range [][2]string{{"alarm", "alert"}, {"delete", "remove"}, {"remove", "delete"}, {"picture", "image"}, {"modify", "change"}, {"big", "size"}, {"size", "big"}, {"small", "tiny"}} {
 		if !contains(th[stem(pair[0])], stem(pair[1])) {
 			t.Errorf("thesaurus[%q] = %v, want %q among them", stem(pair[0]), th[stem(pair[0])], stem(pair[1]))
 		}

@@ -3,16 +3,19 @@
 // words to a tool's words through a maintained lexical resource instead of a
 // hand-written list.
 //
-// Only nouns and verbs are read (tool catalogs name things and actions),
-// only words seen in WordNet's sense-tagged corpus, and of each word only
+// Nouns and verbs are read (tool catalogs name things and actions), and
+// adjectives (requests describe things: "how big", "a small picture"); only
+// words seen in WordNet's sense-tagged corpus, and of each word only
 // its most frequent senses: WordNet orders a word's senses
 // by how often they were tagged in its corpus, and the rare ones ("remove"
 // as "murder") would only blur the ranking. A word's entry lists the other
 // one-word lemmas of those senses, the words derived from it in those senses
 // ("deletion" from "delete") and, for verbs, the lemmas of the first sense's
-// broader verb ("erase" leads to "remove"). The output is gzip-compressed
-// text, one word per line: the word, a tab, its related words separated by
-// spaces.
+// broader verb ("erase" leads to "remove"); for adjectives, the nouns they
+// are values of (WordNet's attribute pointer: "big" and "small" are values
+// of "size") and the similar adjectives of their cluster ("small": "tiny").
+// The output is gzip-compressed text, one word per line: the word, a tab,
+// its related words separated by spaces.
 //
 // Usage: go run ./scripts/gen-thesaurus [-wordnet /usr/share/wordnet] [-out core/search/thesaurus.txt.gz]
 // (apt-get install wordnet-base provides /usr/share/wordnet.)
@@ -51,13 +54,13 @@ func run(dir, out string) error {
 	// Derivations cross parts of speech ("deletion" is a noun of the verb
 	// "delete"), so every synset is read before any word is looked up.
 	db := wordnet{}
-	for _, pos := range []string{"noun", "verb"} {
+	for _, pos := range []string{"noun", "verb", "adj"} {
 		if err := db.readData(filepath.Join(dir, "data."+pos), pos[0]); err != nil {
 			return err
 		}
 	}
 	related := map[string][]string{}
-	for _, pos := range []string{"noun", "verb"} {
+	for _, pos := range []string{"noun", "verb", "adj"} {
 		if err := db.readIndex(filepath.Join(dir, "index."+pos), pos[0], related); err != nil {
 			return err
 		}
@@ -71,6 +74,8 @@ type synset struct {
 	words     []string
 	hypernyms []uint64  // broader synsets
 	derived   []lexLink // derivationally related forms, word to word
+	similar   []uint64  // adjectives: the similar adjectives' synsets ("&")
+	attrs     []uint64  // adjectives: the nouns they are values of ("=": big, size)
 }
 
 // lexLink is a pointer from one lemma of a synset (src, 1-based) to one
@@ -81,7 +86,9 @@ type lexLink struct {
 	pos      byte
 }
 
-// wordnet holds the synsets read, by part of speech ('n', 'v') and offset.
+// wordnet holds the synsets read, by part of speech ('n', 'v', 'a') and
+// offset. Adjective satellites ('s') are filed under 'a', as data.adj
+// holds both.
 type wordnet map[byte]map[uint64]*synset
 
 // readData reads a data.* file: one synset per line, "offset lex_filenum
@@ -122,7 +129,11 @@ func (db wordnet) readData(path string, pos byte) error {
 		// ("remover", "creator"), which name people, never an action.
 		s := &synset{person: fs[1] == "18"}
 		for i := 0; i < int(n); i++ {
-			s.words = append(s.words, strings.ToLower(fs[4+2*i]))
+			w := strings.ToLower(fs[4+2*i])
+			if j := strings.IndexByte(w, '('); j > 0 { // an adjective's position marker: "big(a)"
+				w = w[:j]
+			}
+			s.words = append(s.words, w)
 		}
 		at := 4 + 2*int(n)
 		p, err := strconv.Atoi(fs[at])
@@ -147,6 +158,12 @@ func (db wordnet) readData(path string, pos byte) error {
 					return bad("bad pointer source/target " + st)
 				}
 				s.derived = append(s.derived, lexLink{int(src), int(dst), o, tPos[0]})
+			case "&":
+				s.similar = append(s.similar, o)
+			case "=":
+				if tPos == "n" {
+					s.attrs = append(s.attrs, o)
+				}
 			}
 		}
 		out[off] = s
@@ -196,7 +213,7 @@ func (db wordnet) readIndex(path string, pos byte, related map[string][]string) 
 		// A noun never seen in the tagged corpus is mostly a rare name
 		// (species, places); a verb is an action a tool may do ("delete"
 		// is untagged) and keeps its first sense.
-		if tagged == 0 && pos == 'n' {
+		if tagged == 0 && pos != 'v' {
 			continue
 		}
 		senses := min(max(tagged, 1), maxSenses, nSyn)
@@ -220,8 +237,34 @@ func (db wordnet) readIndex(path string, pos byte, related map[string][]string) 
 				if s.person || d.src == 0 || d.src > len(s.words) || s.words[d.src-1] != lemma {
 					continue
 				}
+				if d.pos != 'n' && d.pos != 'v' {
+					// Derivations into adjectives are left out of a
+					// noun's or verb's entry, which keeps the relations
+					// it had; the adjective's own entry links the two,
+					// and the thesaurus is read as symmetric.
+					continue
+				}
 				if t := db[d.pos][d.offset]; t != nil && !t.person && d.dst >= 1 && d.dst <= len(t.words) {
 					add(t.words[d.dst-1])
+				}
+			}
+			// An adjective's similar adjectives ("small": "tiny", "little")
+			// and the noun it is a value of ("big", "small": "size"):
+			// a request asks "how big", a tool says "size".
+			if pos == 'a' {
+				for _, o := range s.attrs {
+					if t := db['n'][o]; t != nil {
+						for _, w := range t.words {
+							add(w)
+						}
+					}
+				}
+				for _, o := range s.similar {
+					if t := syns[o]; t != nil {
+						for _, w := range t.words {
+							add(w)
+						}
+					}
 				}
 			}
 			if pos == 'v' && k == 0 {
