@@ -205,10 +205,10 @@ func (sn *snapshot) expand(s, typed string, w float64) termGroup {
 		return g
 	}
 	// Unknown word: a typo of a known term, or the start of one. The
-	// stemmer may have cut a typo short ("raed" to "rae"), so when the stem
-	// has no correction the word as typed is corrected instead.
+	// stemmer may have cut a typo short ("raed" to "rae"), so the word as
+	// typed is corrected too.
 	cands := sn.typoCandidates(s)
-	if len(cands) == 0 && typed != s {
+	if typed != s {
 		cands = append(cands, sn.typoCandidates(typed)...)
 	}
 	for _, c := range cands {
