@@ -1,11 +1,9 @@
 package gateway
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -45,24 +43,9 @@ type toolResult struct {
 // runSDKClient runs the official TypeScript SDK client against a gateway.
 func runSDKClient(t *testing.T, env ...string) sdkRun {
 	t.Helper()
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Fatalf("node is required for the SDK client tests: %v", err)
-	}
-	sdkDir := filepath.Join(testparts.NodeModules(t), "node_modules")
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, "testdata/sdk-client.mjs")
-	cmd.Env = append(os.Environ(), append([]string{"SDK_DIR=" + sdkDir}, env...)...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("sdk client: %v\nstderr:\n%s", err, stderr.String())
-	}
 	var run sdkRun
-	if err := json.Unmarshal(stdout.Bytes(), &run); err != nil {
-		t.Fatalf("sdk client output: %v\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
-	}
+	sdkDir := filepath.Join(testparts.NodeModules(t), "node_modules")
+	testparts.RunNodeJSON(t, 60*time.Second, &run, append([]string{"SDK_DIR=" + sdkDir}, env...), "testdata/sdk-client.mjs")
 	return run
 }
 

@@ -39,20 +39,47 @@ func gateway(t *testing.T) map[string]Tool {
 	t.Helper()
 	cat := catalog.New()
 	cat.SetLabels("hello", map[string]string{"category": "demo"})
-	mgr := supervisor.NewManager([]supervisor.Spec{{Name: "hello", Path: helloPlugin, AutoStart: true}},
-		supervisor.ManagerOptions{Catalog: cat, Logger: hclog.NewNullLogger()})
+	mgr := runPlugins(t, cat, supervisor.Policy{}, []supervisor.Spec{{Name: "hello", Path: helloPlugin, AutoStart: true}}, "hello")
+	h := New(cat, mgr, func(string) time.Duration { return 5 * time.Second }, hclog.NewNullLogger())
+	h.MaxCallTimeout = time.Minute
+	return toolsByName(h)
+}
+
+// runPlugins runs specs under a manager that fills cat until the test ends,
+// and waits until each plugin named in ready has listed its tools.
+func runPlugins(t *testing.T, cat *catalog.Catalog, policy supervisor.Policy, specs []supervisor.Spec, ready ...string) *supervisor.Manager {
+	t.Helper()
+	mgr := supervisor.NewManager(specs, supervisor.ManagerOptions{Catalog: cat, Logger: hclog.NewNullLogger(), Policy: policy})
 	ctx, cancel := context.WithCancel(context.Background())
 	mgr.Run(ctx)
 	t.Cleanup(func() { cancel(); mgr.Wait() })
-	deadline := time.Now().Add(10 * time.Second)
-	for cat.ToolCount("hello") == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("hello plugin did not start")
+	deadline := time.Now().Add(15 * time.Second)
+	for _, name := range ready {
+		for cat.ToolCount(name) == 0 {
+			if time.Now().After(deadline) {
+				t.Fatalf("plugin %s did not start", name)
+			}
+			time.Sleep(10 * time.Millisecond)
 		}
-		time.Sleep(10 * time.Millisecond)
 	}
-	h := New(cat, mgr, func(string) time.Duration { return 5 * time.Second }, hclog.NewNullLogger())
-	h.MaxCallTimeout = time.Minute
+	return mgr
+}
+
+// buildTestPlugin builds the SDK's test plugin, which misbehaves on request
+// and asks its client, and returns the binary's path.
+func buildTestPlugin(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "testplugin")
+	build := exec.Command("go", "build", "-o", bin, "./plugintest/testplugin")
+	build.Dir = "../../sdk" // its own module
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build test plugin: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// toolsByName is h's meta-tools keyed by name.
+func toolsByName(h *Handlers) map[string]Tool {
 	tools := map[string]Tool{}
 	for _, tl := range h.Tools() {
 		tools[tl.Name] = tl
@@ -337,11 +364,7 @@ func FuzzDecodeArguments(f *testing.F) {
 // them says so and why, not "unknown tool".
 func TestCallToFailedPluginSaysWhy(t *testing.T) {
 	cat := catalog.New()
-	mgr := supervisor.NewManager([]supervisor.Spec{{Name: "hello", Path: helloPlugin, AutoStart: true, Config: json.RawMessage(`{"greeting":"hi"}`)}},
-		supervisor.ManagerOptions{Catalog: cat, Logger: hclog.NewNullLogger()})
-	ctx, cancel := context.WithCancel(context.Background())
-	mgr.Run(ctx)
-	t.Cleanup(func() { cancel(); mgr.Wait() })
+	mgr := runPlugins(t, cat, supervisor.Policy{}, []supervisor.Spec{{Name: "hello", Path: helloPlugin, AutoStart: true, Config: json.RawMessage(`{"greeting":"hi"}`)}})
 	sup, _ := mgr.Get("hello")
 	deadline := time.Now().Add(10 * time.Second)
 	for sup.Status().State != supervisor.Failed {
@@ -350,11 +373,7 @@ func TestCallToFailedPluginSaysWhy(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	h := New(cat, mgr, func(string) time.Duration { return 5 * time.Second }, hclog.NewNullLogger())
-	tools := map[string]Tool{}
-	for _, tl := range h.Tools() {
-		tools[tl.Name] = tl
-	}
+	tools := toolsByName(New(cat, mgr, func(string) time.Duration { return 5 * time.Second }, hclog.NewNullLogger()))
 	res, _ := invoke(t, tools, "call_tool", `{"name":"x_hello_greet","arguments":{"name":"Ada"}}`)
 	got := text(res)
 	for _, want := range []string{`plugin "hello" failed to start`, "greeting", "this plugin takes no configuration", "core_plugin_restart"} {

@@ -3,8 +3,6 @@ package metatools
 import (
 	"context"
 	"encoding/json"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -47,39 +45,21 @@ func (r *recorder) last() CallRecord {
 // circuit, so the call after it is refused at once.
 func observedGateway(t *testing.T, rec *recorder) Tool {
 	t.Helper()
-	testPlugin := filepath.Join(t.TempDir(), "testplugin")
-	build := exec.Command("go", "build", "-o", testPlugin, "./plugintest/testplugin")
-	build.Dir = "../../sdk" // its own module
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build test plugin: %v\n%s", err, out)
-	}
 	cat := catalog.New()
-	mgr := supervisor.NewManager([]supervisor.Spec{
-		{Name: "hello", Path: helloPlugin, AutoStart: true},
-		{Name: "bad", Path: testPlugin, AutoStart: true},
-	}, supervisor.ManagerOptions{Catalog: cat, Logger: hclog.NewNullLogger(), Policy: supervisor.Policy{
+	mgr := runPlugins(t, cat, supervisor.Policy{
 		BackoffBase: time.Hour, BackoffMax: time.Hour, MaxCrashes: 1, CrashWindow: time.Minute, Cooldown: time.Hour,
 		PingEvery: time.Hour, PingTimeout: time.Second, MaxMissedPings: 3, StopGrace: time.Second, LearnIdle: time.Hour,
-	}})
-	ctx, cancel := context.WithCancel(context.Background())
-	mgr.Run(ctx)
-	t.Cleanup(func() { cancel(); mgr.Wait() })
-	deadline := time.Now().Add(10 * time.Second)
-	for cat.ToolCount("hello") == 0 || cat.ToolCount("bad") == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("plugins did not start")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	}, []supervisor.Spec{
+		{Name: "hello", Path: helloPlugin, AutoStart: true},
+		{Name: "bad", Path: buildTestPlugin(t), AutoStart: true},
+	}, "hello", "bad")
 	h := New(cat, mgr, func(string) time.Duration { return 5 * time.Second }, hclog.NewNullLogger())
 	h.Observer = rec
-	for _, tl := range h.Tools() {
-		if tl.Name == "call_tool" {
-			return tl
-		}
+	call, ok := toolsByName(h)["call_tool"]
+	if !ok {
+		t.Fatal("no call_tool")
 	}
-	t.Fatal("no call_tool")
-	return Tool{}
+	return call
 }
 
 func TestObserverHearsEveryOutcome(t *testing.T) {

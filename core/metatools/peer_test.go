@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -21,32 +19,10 @@ import (
 // call_tool hands the plugin the client its context carries, and the plugin
 // process asks that client.
 func TestCallToolCarriesTheCallingClient(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "testplugin")
-	build := exec.Command("go", "build", "-o", bin, "./plugintest/testplugin")
-	build.Dir = "../../sdk"
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build testplugin: %v\n%s", err, out)
-	}
 	cat := catalog.New()
-	mgr := supervisor.NewManager([]supervisor.Spec{{Name: "tp", Path: bin, AutoStart: true, Env: []string{"PATH=" + os.Getenv("PATH")}}},
-		supervisor.ManagerOptions{Catalog: cat, Logger: hclog.NewNullLogger()})
-	ctx, cancel := context.WithCancel(context.Background())
-	mgr.Run(ctx)
-	t.Cleanup(func() { cancel(); mgr.Wait() })
-	deadline := time.Now().Add(15 * time.Second)
-	for cat.ToolCount("tp") == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("testplugin did not start")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	h := New(cat, mgr, func(string) time.Duration { return 10 * time.Second }, hclog.NewNullLogger())
-	var callTool Tool
-	for _, tl := range h.Tools() {
-		if tl.Name == "call_tool" {
-			callTool = tl
-		}
-	}
+	spec := supervisor.Spec{Name: "tp", Path: buildTestPlugin(t), AutoStart: true, Env: []string{"PATH=" + os.Getenv("PATH")}}
+	mgr := runPlugins(t, cat, supervisor.Policy{}, []supervisor.Spec{spec}, "tp")
+	callTool := toolsByName(New(cat, mgr, func(string) time.Duration { return 10 * time.Second }, hclog.NewNullLogger()))["call_tool"]
 	args := json.RawMessage(`{"name":"x_tp_sample","arguments":{"text":"ping"}}`)
 
 	peer := &plugintest.Peer{CreateMessage: plugintest.Answer(map[string]any{

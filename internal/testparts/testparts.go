@@ -1,6 +1,7 @@
 // Package testparts tells tests where the real parts they run against are
 // installed: the Node MCP servers and SDK, Prometheus, HAProxy, and a
-// Kubernetes API server with etcd, Helm and kubectl.
+// Kubernetes API server with etcd, Helm and kubectl; and it runs the Node
+// client scripts that drive them, one way for every package.
 //
 // Tests use real processes, not mocks, and those processes are installed by
 // scripts/test-deps.sh into a cache outside the checkout. Keeping the layout in

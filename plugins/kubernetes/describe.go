@@ -54,13 +54,7 @@ type condition struct {
 	Message string `json:"message,omitempty"`
 }
 
-func (k *kube) describeResource(ctx context.Context, _ *plugin.Call, in describeArgs) (*plugin.Result, error) {
-	ctx, cancel := k.call(ctx)
-	defer cancel()
-	k, refused := k.on(in.contextName())
-	if refused != nil {
-		return refused, nil
-	}
+func (k *kube) describeResource(ctx context.Context, in describeArgs) (*plugin.Result, error) {
 	r, err := k.c.resolve(ctx, in.Kind, in.APIVersion)
 	if err != nil {
 		return k.c.fail(target{verb: "describe", resource: in.Kind, name: in.Name}, err), nil

@@ -3,6 +3,7 @@ package kubernetes
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -121,11 +122,7 @@ func joinNonEmpty(head string, parts ...string) string {
 // resourceList renders requests or limits as cpu=100m, memory=128Mi.
 func resourceList(c map[string]any, which string) string {
 	m, _ := nested(c, "resources", which).(map[string]any)
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
+	keys := slices.Sorted(maps.Keys(m))
 	parts := make([]string, len(keys))
 	for i, k := range keys {
 		parts[i] = fmt.Sprintf("%s=%v", k, m[k])

@@ -115,13 +115,7 @@ type eventsArgs struct {
 	Limit         int    `json:"limit,omitempty" description:"Most events to return, newest kept (capped by the plugin's max_items)."`
 }
 
-func (k *kube) listEvents(ctx context.Context, _ *plugin.Call, in eventsArgs) (*plugin.Result, error) {
-	ctx, cancel := k.call(ctx)
-	defer cancel()
-	k, refused := k.on(in.contextName())
-	if refused != nil {
-		return refused, nil
-	}
+func (k *kube) listEvents(ctx context.Context, in eventsArgs) (*plugin.Result, error) {
 	ns := in.Namespace
 	if ns == "" {
 		ns = k.c.namespace

@@ -91,13 +91,7 @@ func (d *openAPIDoc) typeName(n schemaNode) string {
 	return n.Type
 }
 
-func (k *kube) explain(ctx context.Context, _ *plugin.Call, in explainArgs) (*plugin.Result, error) {
-	ctx, cancel := k.call(ctx)
-	defer cancel()
-	k, refused := k.on(in.contextName())
-	if refused != nil {
-		return refused, nil
-	}
+func (k *kube) explain(ctx context.Context, in explainArgs) (*plugin.Result, error) {
 	r, err := k.c.resolve(ctx, in.Kind, in.APIVersion)
 	if err != nil {
 		return k.c.fail(target{verb: "explain", resource: in.Kind}, err), nil

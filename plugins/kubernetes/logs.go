@@ -38,13 +38,7 @@ type logsArgs struct {
 	Timestamps bool   `json:"timestamps,omitempty" description:"Prefix each line with its timestamp."`
 }
 
-func (k *kube) podLogs(ctx context.Context, _ *plugin.Call, in logsArgs) (*plugin.Result, error) {
-	ctx, cancel := k.call(ctx)
-	defer cancel()
-	k, refused := k.on(in.contextName())
-	if refused != nil {
-		return refused, nil
-	}
+func (k *kube) podLogs(ctx context.Context, in logsArgs) (*plugin.Result, error) {
 	ns := in.Namespace
 	if ns == "" {
 		ns = k.c.namespace

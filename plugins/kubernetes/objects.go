@@ -1,6 +1,7 @@
 package kubernetes
 
 import (
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -97,11 +98,7 @@ func labelString(m map[string]string) string {
 	if len(m) == 0 {
 		return "<none>"
 	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
+	keys := slices.Sorted(maps.Keys(m))
 	parts := make([]string, len(keys))
 	for i, k := range keys {
 		parts[i] = k + "=" + m[k]

@@ -39,8 +39,8 @@ type listNamespacesArgs struct {
 	Continue      string `json:"continue,omitempty" description:"Continue token from a previous page."`
 }
 
-func (k *kube) listNamespaces(ctx context.Context, call *plugin.Call, in listNamespacesArgs) (*plugin.Result, error) {
-	return k.listResources(ctx, call, listArgs{contextArg: in.contextArg, Kind: "namespaces", APIVersion: "v1", LabelSelector: in.LabelSelector, Limit: in.Limit, Continue: in.Continue})
+func (k *kube) listNamespaces(ctx context.Context, in listNamespacesArgs) (*plugin.Result, error) {
+	return k.listResources(ctx, listArgs{contextArg: in.contextArg, Kind: "namespaces", APIVersion: "v1", LabelSelector: in.LabelSelector, Limit: in.Limit, Continue: in.Continue})
 }
 
 type apiResourcesArgs struct {
@@ -59,13 +59,7 @@ type apiResourceInfo struct {
 	Verbs      []string `json:"verbs"`
 }
 
-func (k *kube) listAPIResources(ctx context.Context, _ *plugin.Call, in apiResourcesArgs) (*plugin.Result, error) {
-	ctx, cancel := k.call(ctx)
-	defer cancel()
-	k, refused := k.on(in.contextName())
-	if refused != nil {
-		return refused, nil
-	}
+func (k *kube) listAPIResources(ctx context.Context, in apiResourcesArgs) (*plugin.Result, error) {
 	// A fresh look each time: this is the tool to ask after installing a CRD.
 	k.c.discovery.Invalidate()
 	all, err := k.c.resources(ctx, "")
@@ -122,13 +116,7 @@ type listAnswer struct {
 	Truncated  bool       `json:"truncated"`
 }
 
-func (k *kube) listResources(ctx context.Context, _ *plugin.Call, in listArgs) (*plugin.Result, error) {
-	ctx, cancel := k.call(ctx)
-	defer cancel()
-	k, refused := k.on(in.contextName())
-	if refused != nil {
-		return refused, nil
-	}
+func (k *kube) listResources(ctx context.Context, in listArgs) (*plugin.Result, error) {
 	r, err := k.c.resolve(ctx, in.Kind, in.APIVersion)
 	if err != nil {
 		return k.c.fail(target{verb: "list", resource: in.Kind}, err), nil
@@ -179,13 +167,7 @@ type getArgs struct {
 	Output string `json:"output,omitempty" enum:"yaml,json" description:"Text format of the object (default yaml)."`
 }
 
-func (k *kube) getResource(ctx context.Context, _ *plugin.Call, in getArgs) (*plugin.Result, error) {
-	ctx, cancel := k.call(ctx)
-	defer cancel()
-	k, refused := k.on(in.contextName())
-	if refused != nil {
-		return refused, nil
-	}
+func (k *kube) getResource(ctx context.Context, in getArgs) (*plugin.Result, error) {
 	r, err := k.c.resolve(ctx, in.Kind, in.APIVersion)
 	if err != nil {
 		return k.c.fail(target{verb: "get", resource: in.Kind, name: in.Name}, err), nil

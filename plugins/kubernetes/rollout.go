@@ -56,13 +56,7 @@ func (k *kube) workload(ctx context.Context, tool string, in rolloutArgs, allowe
 	return r, ns, nil
 }
 
-func (k *kube) rolloutRestart(ctx context.Context, _ *plugin.Call, in rolloutArgs) (*plugin.Result, error) {
-	ctx, cancel := k.call(ctx)
-	defer cancel()
-	k, refused := k.on(in.contextName())
-	if refused != nil {
-		return refused, nil
-	}
+func (k *kube) rolloutRestart(ctx context.Context, in rolloutArgs) (*plugin.Result, error) {
 	r, ns, fail := k.workload(ctx, "rollout_restart", in)
 	if fail != nil {
 		return fail, nil
@@ -94,12 +88,6 @@ func (k *kube) rolloutRestart(ctx context.Context, _ *plugin.Call, in rolloutArg
 // setPaused sets spec.paused, which only Deployments have: their
 // controller stops rolling out template changes until resumed.
 func (k *kube) setPaused(ctx context.Context, tool string, in rolloutArgs, paused bool) (*plugin.Result, error) {
-	ctx, cancel := k.call(ctx)
-	defer cancel()
-	k, refused := k.on(in.contextName())
-	if refused != nil {
-		return refused, nil
-	}
 	r, ns, fail := k.workload(ctx, tool, in, "deployments.apps")
 	if fail != nil {
 		return fail, nil
@@ -122,11 +110,11 @@ func (k *kube) setPaused(ctx context.Context, tool string, in rolloutArgs, pause
 		"generation": out.GetGeneration()}, text)
 }
 
-func (k *kube) rolloutPause(ctx context.Context, _ *plugin.Call, in rolloutArgs) (*plugin.Result, error) {
+func (k *kube) rolloutPause(ctx context.Context, in rolloutArgs) (*plugin.Result, error) {
 	return k.setPaused(ctx, "rollout_pause", in, true)
 }
 
-func (k *kube) rolloutResume(ctx context.Context, _ *plugin.Call, in rolloutArgs) (*plugin.Result, error) {
+func (k *kube) rolloutResume(ctx context.Context, in rolloutArgs) (*plugin.Result, error) {
 	return k.setPaused(ctx, "rollout_resume", in, false)
 }
 
@@ -139,13 +127,7 @@ type undoArgs struct {
 // rolloutUndo puts a former revision's pod template back, as `kubectl
 // rollout undo` does: a Deployment gets its ReplicaSet's template, a
 // StatefulSet or DaemonSet its ControllerRevision's patch.
-func (k *kube) rolloutUndo(ctx context.Context, _ *plugin.Call, in undoArgs) (*plugin.Result, error) {
-	ctx, cancel := k.call(ctx)
-	defer cancel()
-	k, refused := k.on(in.contextName())
-	if refused != nil {
-		return refused, nil
-	}
+func (k *kube) rolloutUndo(ctx context.Context, in undoArgs) (*plugin.Result, error) {
 	r, ns, revs, fail := k.workloadRevisions(ctx, "rollout_undo", in.rolloutArgs)
 	if fail != nil {
 		return fail, nil

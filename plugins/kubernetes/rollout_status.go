@@ -103,13 +103,7 @@ func imagesOf(tmpl map[string]any) string {
 	return strings.Join(images, ",")
 }
 
-func (k *kube) rolloutHistory(ctx context.Context, _ *plugin.Call, in rolloutArgs) (*plugin.Result, error) {
-	ctx, cancel := k.call(ctx)
-	defer cancel()
-	k, refused := k.on(in.contextName())
-	if refused != nil {
-		return refused, nil
-	}
+func (k *kube) rolloutHistory(ctx context.Context, in rolloutArgs) (*plugin.Result, error) {
 	r, ns, revs, fail := k.workloadRevisions(ctx, "rollout_history", in)
 	if fail != nil {
 		return fail, nil
@@ -147,13 +141,7 @@ type rolloutState struct {
 	Message   string `json:"message"`
 }
 
-func (k *kube) rolloutStatus(ctx context.Context, _ *plugin.Call, in rolloutArgs) (*plugin.Result, error) {
-	ctx, cancel := k.call(ctx)
-	defer cancel()
-	k, refused := k.on(in.contextName())
-	if refused != nil {
-		return refused, nil
-	}
+func (k *kube) rolloutStatus(ctx context.Context, in rolloutArgs) (*plugin.Result, error) {
 	r, ns, fail := k.workload(ctx, "rollout_status", in)
 	if fail != nil {
 		return fail, nil

@@ -37,13 +37,7 @@ type usage struct {
 	Memory    int64  `json:"memoryBytes"`
 }
 
-func (k *kube) top(ctx context.Context, _ *plugin.Call, in topArgs) (*plugin.Result, error) {
-	ctx, cancel := k.call(ctx)
-	defer cancel()
-	k, refused := k.on(in.contextName())
-	if refused != nil {
-		return refused, nil
-	}
+func (k *kube) top(ctx context.Context, in topArgs) (*plugin.Result, error) {
 	kind := firstNonEmpty(in.Kind, "pods")
 	r := resource{GVR: schema.GroupVersionResource{Group: "metrics.k8s.io", Version: "v1beta1", Resource: kind},
 		Kind: map[string]string{"pods": "PodMetrics", "nodes": "NodeMetrics"}[kind], Namespaced: kind == "pods"}

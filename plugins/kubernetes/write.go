@@ -49,13 +49,7 @@ type appliedObject struct {
 	Object    map[string]any `json:"object"`
 }
 
-func (k *kube) apply(ctx context.Context, _ *plugin.Call, in applyArgs) (*plugin.Result, error) {
-	ctx, cancel := k.call(ctx)
-	defer cancel()
-	k, refused := k.on(in.contextName())
-	if refused != nil {
-		return refused, nil
-	}
+func (k *kube) apply(ctx context.Context, in applyArgs) (*plugin.Result, error) {
 	objs, err := decodeManifest(in.Manifest)
 	if err != nil {
 		return plugin.Errorf("apply_manifest: %v", err), nil
@@ -140,13 +134,7 @@ var patchTypes = map[string]types.PatchType{
 	"strategic": types.StrategicMergePatchType,
 }
 
-func (k *kube) patch(ctx context.Context, _ *plugin.Call, in patchArgs) (*plugin.Result, error) {
-	ctx, cancel := k.call(ctx)
-	defer cancel()
-	k, refused := k.on(in.contextName())
-	if refused != nil {
-		return refused, nil
-	}
+func (k *kube) patch(ctx context.Context, in patchArgs) (*plugin.Result, error) {
 	pt, ok := patchTypes[in.Type]
 	if !ok {
 		return plugin.Errorf("patch_resource: type must be merge, json or strategic, got %q", in.Type), nil
@@ -187,13 +175,7 @@ type scaleArgs struct {
 	Replicas   int64  `json:"replicas" description:"Desired number of replicas (0 stops every pod)."`
 }
 
-func (k *kube) scale(ctx context.Context, _ *plugin.Call, in scaleArgs) (*plugin.Result, error) {
-	ctx, cancel := k.call(ctx)
-	defer cancel()
-	k, refused := k.on(in.contextName())
-	if refused != nil {
-		return refused, nil
-	}
+func (k *kube) scale(ctx context.Context, in scaleArgs) (*plugin.Result, error) {
 	if in.Replicas < 0 {
 		return plugin.Errorf("scale_resource: replicas must be 0 or more, got %d", in.Replicas), nil
 	}
@@ -247,13 +229,7 @@ var propagations = map[string]metav1.DeletionPropagation{
 	"orphan":     metav1.DeletePropagationOrphan,
 }
 
-func (k *kube) deleteResource(ctx context.Context, _ *plugin.Call, in deleteArgs) (*plugin.Result, error) {
-	ctx, cancel := k.call(ctx)
-	defer cancel()
-	k, refused := k.on(in.contextName())
-	if refused != nil {
-		return refused, nil
-	}
+func (k *kube) deleteResource(ctx context.Context, in deleteArgs) (*plugin.Result, error) {
 	policy, ok := propagations[in.Propagation]
 	if !ok {
 		return plugin.Errorf("delete_resource: propagation must be background, foreground or orphan, got %q", in.Propagation), nil

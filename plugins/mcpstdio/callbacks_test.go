@@ -18,11 +18,7 @@ import (
 // gRPC path: each request reaches the Peer of the call that caused it, over
 // go-plugin's broker, and the server gets the Peer's answer.
 func TestEverythingAsksTheCallingClient(t *testing.T) {
-	h := start(t, everything(t))
-	for _, tc := range []struct {
-		name string
-		run  func(*testing.T, *harness)
-	}{
+	runShared(t, everything(t), []sharedCase{
 		{"tools offered", testCallbackToolsListed},
 		{"sampling", testSampling},
 		{"elicitation", testElicitation},
@@ -32,9 +28,7 @@ func TestEverythingAsksTheCallingClient(t *testing.T) {
 		{"client never answers", testClientNeverAnswers},
 		{"two calls in flight", testAmbiguousCall},
 		{"roots changed", testRootsChanged},
-	} {
-		t.Run(tc.name, func(t *testing.T) { tc.run(t, h) })
-	}
+	})
 }
 
 func callPeer(t *testing.T, h *harness, peer protov1.Peer, name string, args any) *protov1.Result {

@@ -20,11 +20,7 @@ import (
 // TestEverything runs its subtests against one server-everything, so the
 // suite pays its start-up once; none of them changes the server's state.
 func TestEverything(t *testing.T) {
-	h := start(t, everything(t))
-	for _, tc := range []struct {
-		name string
-		run  func(*testing.T, *harness)
-	}{
+	runShared(t, everything(t), []sharedCase{
 		{"lists", testEverythingLists},
 		{"info", testEverythingInfo},
 		{"echo", testEverythingEcho},
@@ -38,9 +34,7 @@ func TestEverything(t *testing.T) {
 		{"resources", testEverythingResources},
 		{"prompts", testEverythingPrompts},
 		{"concurrent calls", testEverythingConcurrent},
-	} {
-		t.Run(tc.name, func(t *testing.T) { tc.run(t, h) })
-	}
+	})
 }
 
 func testEverythingLists(t *testing.T, h *harness) {

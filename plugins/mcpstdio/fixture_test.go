@@ -17,11 +17,7 @@ import (
 // TestFixture drives the server in testdata through what the reference
 // servers do not do on demand.
 func TestFixture(t *testing.T) {
-	h := start(t, fixture(t))
-	for _, tc := range []struct {
-		name string
-		run  func(*testing.T, *harness)
-	}{
+	runShared(t, fixture(t), []sharedCase{
 		{"non-JSON stdout", testFixtureNonJSON},
 		{"rich content", testFixtureRichContent},
 		{"tools list changed", testFixtureToolsChanged},
@@ -31,9 +27,7 @@ func TestFixture(t *testing.T) {
 		{"log between calls", testFixtureLogBetweenCalls},
 		{"cancel reaches server", testFixtureCancelReachesServer},
 		{"bad arguments", testFixtureBadArguments},
-	} {
-		t.Run(tc.name, func(t *testing.T) { tc.run(t, h) })
-	}
+	})
 }
 
 func testFixtureNonJSON(t *testing.T, h *harness) {

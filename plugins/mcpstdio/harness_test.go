@@ -71,6 +71,22 @@ func start(t *testing.T, cfg map[string]any) *harness {
 	return h
 }
 
+// sharedCase is a subtest run against a harness its parent started.
+type sharedCase struct {
+	name string
+	run  func(*testing.T, *harness)
+}
+
+// runShared starts one harness with cfg and runs every case against it as a
+// subtest, so a suite pays the server's start-up once.
+func runShared(t *testing.T, cfg map[string]any, cases []sharedCase) {
+	t.Helper()
+	h := start(t, cfg)
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) { tc.run(t, h) })
+	}
+}
+
 func (h *harness) configure(cfg map[string]any) error {
 	raw, err := json.Marshal(cfg)
 	if err != nil {

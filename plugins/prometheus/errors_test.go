@@ -56,20 +56,28 @@ func TestUnreachableServerNamesURLAndCause(t *testing.T) {
 	}
 }
 
-// A server that answers slower than the plugin's timeout: the call must end
-// at the timeout with an error that says so, not hang.
-func TestSlowServerTimesOut(t *testing.T) {
-	t.Parallel()
+// hangingServer is a Prometheus that never answers: each request waits until
+// its client gives up or the test ends. It returns the server's URL.
+func hangingServer(t *testing.T) string {
+	t.Helper()
 	release := make(chan struct{})
-	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-r.Context().Done():
 		case <-release:
 		}
 	}))
-	defer slow.Close()
-	defer close(release)
-	b := serve(t, map[string]any{"url": slow.URL, "timeout": "300ms"})
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(release) })
+	return srv.URL
+}
+
+// A server that answers slower than the plugin's timeout: the call must end
+// at the timeout with an error that says so, not hang.
+func TestSlowServerTimesOut(t *testing.T) {
+	t.Parallel()
+	slow := hangingServer(t)
+	b := serve(t, map[string]any{"url": slow, "timeout": "300ms"})
 	start := time.Now()
 	text, te := failed(t, b, "query", map[string]any{"query": "up"})
 	if elapsed := time.Since(start); elapsed > 5*time.Second {
@@ -78,22 +86,14 @@ func TestSlowServerTimesOut(t *testing.T) {
 	if te.Kind != "timeout" {
 		t.Fatalf("error = %+v", te)
 	}
-	mustContain(t, text, "Prometheus at "+slow.URL+" did not answer within 300ms (timeout)")
+	mustContain(t, text, "Prometheus at "+slow+" did not answer within 300ms (timeout)")
 }
 
 // A cancelled call is the caller's doing, not a tool error to report.
 func TestCancelledCallReturnsContextError(t *testing.T) {
 	t.Parallel()
-	release := make(chan struct{})
-	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case <-r.Context().Done():
-		case <-release:
-		}
-	}))
-	defer slow.Close()
-	defer close(release)
-	b := serve(t, map[string]any{"url": slow.URL})
+	slow := hangingServer(t)
+	b := serve(t, map[string]any{"url": slow})
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	res, err := b.CallTool(ctx, &protov1.CallRequest{Name: "query", Arguments: []byte(`{"query":"up"}`)}, &plugintest.Events{})

@@ -1,11 +1,7 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -56,28 +52,9 @@ type nativeRun struct {
 // and completion calls against a gateway.
 func runNativeClient(t *testing.T, url string) nativeRun {
 	t.Helper()
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Fatalf("node is not installed: %v", err)
-	}
-	script, err := filepath.Abs(filepath.Join("testdata", "native-client.mjs"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, script, url)
-	cmd.Env = append(os.Environ(), "MCP_SDK_DIR="+filepath.Join(testparts.NodeModules(t), "node_modules", "@modelcontextprotocol", "sdk"))
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("native client: %v\nstderr:\n%s", err, stderr.String())
-	}
 	var run nativeRun
-	if err := json.Unmarshal(stdout.Bytes(), &run); err != nil {
-		t.Fatalf("native client output: %v\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
-	}
+	sdk := filepath.Join(testparts.NodeModules(t), "node_modules", "@modelcontextprotocol", "sdk")
+	testparts.RunNodeJSON(t, 90*time.Second, &run, []string{"MCP_SDK_DIR=" + sdk}, testdataScript(t, "native-client.mjs"), url)
 	return run
 }
 

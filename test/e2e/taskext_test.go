@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os/exec"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -66,24 +64,9 @@ func (r extRun) methods() []string {
 // principal of token.
 func runExtClient(t *testing.T, url, token string, args ...string) extRun {
 	t.Helper()
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Fatalf("node is not installed: %v", err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, append([]string{testdataScript(t, "ext-tasks-client.mjs"), url, token}, args...)...)
-	cmd.Env = append(cmd.Environ(), "NODE_PARTS="+testparts.NodeModules(t))
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("ext-tasks client %v: %v\nstderr:\n%s", args, err, stderr.String())
-	}
 	var run extRun
-	if err := json.Unmarshal(stdout.Bytes(), &run); err != nil {
-		t.Fatalf("ext-tasks client output: %v\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
-	}
+	env := []string{"NODE_PARTS=" + testparts.NodeModules(t)}
+	testparts.RunNodeJSON(t, 90*time.Second, &run, env, testdataScript(t, "ext-tasks-client.mjs"), append([]string{url, token}, args...)...)
 	return run
 }
 

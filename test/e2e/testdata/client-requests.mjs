@@ -23,16 +23,9 @@
 // The first line is {"ready":true,"pid":N} once the session is initialised.
 //
 // The SDK is imported from the directory in MCP_SDK_DIR.
-import { createInterface } from "node:readline";
-import { pathToFileURL } from "node:url";
-import { join } from "node:path";
+import { connect, openTransport, sdkLoader, serve, standardOp } from "./lineclient.mjs";
 
-const sdkDir = process.env.MCP_SDK_DIR;
-if (!sdkDir) {
-  console.error("client-requests.mjs: MCP_SDK_DIR is not set");
-  process.exit(2);
-}
-const load = (p) => import(pathToFileURL(join(sdkDir, "dist/esm", p)).href);
+const load = sdkLoader("client-requests.mjs");
 const { Client } = await load("client/index.js");
 const { CallToolResultSchema, CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema } = await load("types.js");
 
@@ -48,20 +41,7 @@ while (args[0]?.startsWith("--")) {
     process.exit(2);
   }
 }
-const [mode, ...rest] = args;
-let transport;
-if (mode === "http") {
-  const { StreamableHTTPClientTransport } = await load("client/streamableHttp.js");
-  transport = new StreamableHTTPClientTransport(new URL(rest[0]));
-} else if (mode === "stdio") {
-  const { StdioClientTransport } = await load("client/stdio.js");
-  transport = new StdioClientTransport({ command: rest[0], args: rest.slice(1), env: process.env, stderr: "inherit" });
-} else {
-  console.error(`client-requests.mjs: unknown mode ${mode}; want http or stdio`);
-  process.exit(2);
-}
-
-const write = (obj) => process.stdout.write(JSON.stringify(obj) + "\n");
+const transport = await openTransport(load, "client-requests.mjs", args);
 
 // Everything the server sends this client, seen before the SDK handles it:
 // Protocol.connect sets onmessage, then starts the transport.
@@ -97,65 +77,17 @@ if (flags.capabilities) {
   }));
   client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots }));
 }
-try {
-  await client.connect(transport);
-} catch (err) {
-  write({ ready: false, error: String(err?.stack ?? err) });
-  process.exit(1);
-}
-write({ ready: true, pid: transport.pid ?? 0 });
+await connect(client, transport);
 
-async function run(cmd) {
-  const opts = {};
-  if (cmd.timeout_ms) opts.timeout = cmd.timeout_ms;
-  if (cmd.progress) opts.onprogress = (p) => write({ id: cmd.id, progress: p });
+serve(client, async (cmd, opts) => {
   switch (cmd.op) {
-    case "list_tools":
-      return client.listTools({}, opts);
-    case "call":
-      return client.callTool({ name: cmd.name, arguments: cmd.arguments ?? {} }, undefined, opts);
     case "set_roots":
       roots = cmd.arguments.roots;
       await client.sendRootsListChanged();
       return {};
     case "seen":
       return seen;
-    case "call_task": {
-      // The SDK's task flow: it calls tasks/result once the task waits for
-      // input, and answers what arrives on that stream.
-      const messages = [];
-      const stream = client.experimental.tasks.callToolStream(
-        { name: cmd.name, arguments: cmd.arguments ?? {} }, CallToolResultSchema, { ...opts, task: { ttl: 60000 } });
-      for await (const m of stream) {
-        messages.push(m.type === "error" ? { type: "error", error: { code: m.error?.code ?? 0, message: String(m.error?.message ?? m.error) } } : m);
-      }
-      return messages;
-    }
     default:
-      throw new Error(`unknown op ${cmd.op}`);
+      return standardOp(client, CallToolResultSchema, cmd, opts);
   }
-}
-
-let closing = false;
-const pending = new Set();
-const rl = createInterface({ input: process.stdin });
-rl.on("line", (line) => {
-  if (!line.trim()) return;
-  const cmd = JSON.parse(line);
-  if (cmd.op === "close") {
-    closing = true;
-    rl.close();
-    return;
-  }
-  const p = run(cmd).then(
-    (result) => write({ id: cmd.id, result }),
-    (err) => write({ id: cmd.id, error: { code: err?.code ?? 0, message: String(err?.message ?? err) } }),
-  );
-  pending.add(p);
-  p.finally(() => pending.delete(p));
-});
-rl.on("close", async () => {
-  if (!closing) await Promise.allSettled([...pending]);
-  await client.close().catch(() => {});
-  process.exit(0);
 });

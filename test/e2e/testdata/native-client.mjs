@@ -7,15 +7,9 @@
 //
 // The SDK is imported from the directory in MCP_SDK_DIR. A step that fails
 // records its error under "errors" and the run goes on.
-import { pathToFileURL } from "node:url";
-import { join } from "node:path";
+import { sdkLoader } from "./lineclient.mjs";
 
-const sdkDir = process.env.MCP_SDK_DIR;
-if (!sdkDir) {
-  console.error("native-client.mjs: MCP_SDK_DIR is not set");
-  process.exit(2);
-}
-const load = (p) => import(pathToFileURL(join(sdkDir, "dist/esm", p)).href);
+const load = sdkLoader("native-client.mjs");
 const { Client } = await load("client/index.js");
 const { StreamableHTTPClientTransport } = await load("client/streamableHttp.js");
 const { ResourceUpdatedNotificationSchema } = await load("types.js");
