@@ -406,16 +406,8 @@ func TestFirstCallWaitsForLazyPlugin(t *testing.T) {
 	for _, tool := range []string{"call_tool", "describe_tool"} {
 		t.Run(tool, func(t *testing.T) {
 			cat := catalog.New()
-			mgr := supervisor.NewManager([]supervisor.Spec{{Name: "hello", Path: helloPlugin}},
-				supervisor.ManagerOptions{Catalog: cat, Logger: hclog.NewNullLogger()})
-			ctx, cancel := context.WithCancel(context.Background())
-			mgr.Run(ctx)
-			t.Cleanup(func() { cancel(); mgr.Wait() })
-			h := New(cat, mgr, func(string) time.Duration { return 10 * time.Second }, hclog.NewNullLogger())
-			tools := map[string]Tool{}
-			for _, tl := range h.Tools() {
-				tools[tl.Name] = tl
-			}
+			mgr := runPlugins(t, cat, supervisor.Policy{}, []supervisor.Spec{{Name: "hello", Path: helloPlugin}})
+			tools := toolsByName(New(cat, mgr, func(string) time.Duration { return 10 * time.Second }, hclog.NewNullLogger()))
 			if cat.Known("hello") {
 				t.Fatal("the plugin's tools are known before any call; the test needs a plugin that has not started")
 			}
