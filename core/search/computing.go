@@ -13,9 +13,9 @@ import (
 //go:embed computing.txt.gz
 var computingData []byte
 
-// computing maps a stemmed word to the stemmed words that name the same
+// computing relates a stemmed word to the stemmed words that name the same
 // thing in computing. Parsed on first use, like the thesaurus.
-var computing = sync.OnceValue(func() map[string][]string {
+var computing = sync.OnceValue(func() *relations {
 	m, err := parseThesaurus(computingData)
 	if err != nil {
 		panic(err) // generated and embedded: a build defect, caught by the tests

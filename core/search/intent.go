@@ -112,7 +112,7 @@ func (sn *snapshot) mentionedPlugin(text string) (string, string) {
 	}
 	found, at := "", -1
 	for i, t := range toks {
-		if thesaurus()[stem(t)] != nil {
+		if thesaurus().has(stem(t)) {
 			continue
 		}
 		for _, s := range sn.segs {

@@ -188,10 +188,10 @@ func (sn *snapshot) expand(s, typed string, w float64) termGroup {
 	for _, syn := range synonymsOf[s] {
 		add(syn, synonymWeight*w)
 	}
-	for _, rel := range thesaurus()[s] {
+	for rel := range thesaurus().of(s) {
 		add(rel, thesaurusWeight*w)
 	}
-	for _, rel := range computing()[s] {
+	for rel := range computing().of(s) {
 		add(rel, computingWeight*w)
 	}
 	// A method's own word is in most tools of a large catalog, past the cap

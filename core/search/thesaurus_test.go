@@ -3,6 +3,7 @@ package search
 import (
 	"bytes"
 	"compress/gzip"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -11,12 +12,12 @@ import (
 // and carries relations a request needs, in both directions.
 func TestThesaurusEmbedded(t *testing.T) {
 	th := thesaurus()
-	if len(th) < 5000 {
-		t.Fatalf("thesaurus has %d words, want thousands", len(th))
+	if len(th.words) < 5000 {
+		t.Fatalf("thesaurus has %d words, want thousands", len(th.words))
 	}
 	for _, pair := range [][2]string{{"alarm", "alert"}, {"delete", "remove"}, {"remove", "delete"}, {"picture", "image"}, {"modify", "change"}, {"big", "size"}, {"size", "big"}, {"small", "tiny"}} {
-		if !contains(th[stem(pair[0])], stem(pair[1])) {
-			t.Errorf("thesaurus[%q] = %v, want %q among them", stem(pair[0]), th[stem(pair[0])], stem(pair[1]))
+		if rel := slices.Collect(th.of(stem(pair[0]))); !contains(rel, stem(pair[1])) {
+			t.Errorf("thesaurus[%q] = %v, want %q among them", stem(pair[0]), rel, stem(pair[1]))
 		}
 	}
 }
@@ -39,12 +40,12 @@ func TestParseThesaurusRejectsBadLines(t *testing.T) {
 // and carries the computing senses WordNet lacks, in both directions.
 func TestComputingEmbedded(t *testing.T) {
 	c := computing()
-	if len(c) < 300 {
-		t.Fatalf("computing thesaurus has %d words, want hundreds", len(c))
+	if len(c.words) < 300 {
+		t.Fatalf("computing thesaurus has %d words, want hundreds", len(c.words))
 	}
 	for _, pair := range [][2]string{{"folder", "directory"}, {"directory", "folder"}, {"web", "www"}} {
-		if !contains(c[stem(pair[0])], stem(pair[1])) {
-			t.Errorf("computing[%q] = %v, want %q among them", stem(pair[0]), c[stem(pair[0])], stem(pair[1]))
+		if rel := slices.Collect(c.of(stem(pair[0]))); !contains(rel, stem(pair[1])) {
+			t.Errorf("computing[%q] = %v, want %q among them", stem(pair[0]), rel, stem(pair[1]))
 		}
 	}
 }
