@@ -58,80 +58,36 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 		<-notesDone
 	}()
 
-	// The reading goroutine serves each line itself, so no hand-off to
-	// another goroutine stands between a line read and its dispatch: a
-	// request starts its own goroutine from there, a notification runs in
-	// order on it.
-	gate := &serveGate{}
-	ended := make(chan error, 1)
-	go func() { ended <- s.serveLines(ctx, se, w, newLineReader(in, s.maxBytes), &calls, gate) }()
+	lines := make(chan readResult)
+	quit := make(chan struct{})
+	defer close(quit)
+	go readLines(newLineReader(in, s.maxBytes), lines, quit)
 
-	select {
-	case <-ctx.Done():
-		if d, ok := in.(interface{ SetReadDeadline(time.Time) error }); ok {
-			_ = d.SetReadDeadline(time.Now())
-		}
-		// A read abandoned here may still return a line; it starts nothing.
-		gate.close()
-		return w.failure()
-	case err := <-ended:
-		return err
-	}
-}
-
-// serveLines reads and serves lines until the end of input (nil), a read
-// error, or the gate closing (nil).
-func (s *Server) serveLines(ctx context.Context, se *session, w *lineWriter, lr *lineReader, calls *sync.WaitGroup, gate *serveGate) error {
 	for {
-		line, err := lr.next()
-		if !gate.enter() {
-			return nil
+		select {
+		case <-ctx.Done():
+			if d, ok := in.(interface{ SetReadDeadline(time.Time) error }); ok {
+				_ = d.SetReadDeadline(time.Now())
+			}
+			return w.failure()
+		case res := <-lines:
+			var big *tooLargeError
+			switch {
+			case res.err == io.EOF:
+				// Calls still running are answered, but the client can
+				// answer none of their questions any more.
+				se.hearNoMore()
+				return nil
+			case errors.As(res.err, &big):
+				s.log.Warn("stdio request too large", "bytes", big.size, "limit", s.maxBytes)
+				_ = w.send(errorResponse(salvageID(big.head, big.tail), codeInvalidRequest, big.Error()))
+			case res.err != nil:
+				return fmt.Errorf("read stdio: %w", res.err)
+			default:
+				s.serveLine(ctx, se, w, res.line, &calls)
+			}
 		}
-		var big *tooLargeError
-		switch {
-		case err == io.EOF:
-			// Calls still running are answered, but the client can
-			// answer none of their questions any more.
-			se.hearNoMore()
-			gate.leave()
-			return nil
-		case errors.As(err, &big):
-			s.log.Warn("stdio request too large", "bytes", big.size, "limit", s.maxBytes)
-			_ = w.send(errorResponse(salvageID(big.head, big.tail), codeInvalidRequest, big.Error()))
-		case err != nil:
-			gate.leave()
-			return fmt.Errorf("read stdio: %w", err)
-		default:
-			s.serveLine(ctx, se, w, line, calls)
-		}
-		gate.leave()
 	}
-}
-
-// serveGate lets the reading goroutine start work only while ServeStdio has
-// not returned, so every call it starts is one ServeStdio waits for.
-type serveGate struct {
-	mu     sync.Mutex
-	closed bool
-}
-
-// enter reports whether work may start; if so the gate stays held until leave.
-func (g *serveGate) enter() bool {
-	g.mu.Lock()
-	if g.closed {
-		g.mu.Unlock()
-		return false
-	}
-	return true
-}
-
-func (g *serveGate) leave() { g.mu.Unlock() }
-
-// close waits for work being started to be started, then lets no more start.
-func (g *serveGate) close() {
-	g.mu.Lock()
-	g.closed = true
-	g.mu.Unlock()
 }
 
 func (s *Server) serveLine(ctx context.Context, se *session, w *lineWriter, line []byte, calls *sync.WaitGroup) {
@@ -241,6 +197,28 @@ func (lw *lineWriter) send(msg any) error {
 		return lw.err
 	}
 	return nil
+}
+
+type readResult struct {
+	line []byte
+	err  error
+}
+
+func readLines(lr *lineReader, out chan<- readResult, quit <-chan struct{}) {
+	for {
+		line, err := lr.next()
+		select {
+		case out <- readResult{line: line, err: err}:
+		case <-quit:
+			return
+		}
+		if err != nil {
+			var big *tooLargeError
+			if !errors.As(err, &big) {
+				return
+			}
+		}
+	}
 }
 
 // tooLargeError is a line longer than the limit. It has been read to its end,
