@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	goplugin "github.com/hashicorp/go-plugin"
 	"golang.org/x/sys/unix"
+	"google.golang.org/grpc"
 
 	"github.com/toolgate/toolgate/sdk/internal/wire"
 	"github.com/toolgate/toolgate/sdk/protov1"
@@ -33,9 +34,11 @@ func ServeBackend(b protov1.Backend, logger hclog.Logger) {
 	goplugin.Serve(&goplugin.ServeConfig{
 		HandshakeConfig:  wire.Handshake,
 		VersionedPlugins: wire.VersionedPlugins(&wire.Server{Backend: b, Logger: logger}),
-		GRPCServer:       goplugin.DefaultGRPCServer,
-		TLSProvider:      serverTLS(),
-		Logger:           logger,
+		GRPCServer: func(opts []grpc.ServerOption) *grpc.Server {
+			return grpc.NewServer(append(opts, wire.ServerOptions()...)...)
+		},
+		TLSProvider: serverTLS(),
+		Logger:      logger,
 	})
 }
 

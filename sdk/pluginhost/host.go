@@ -98,6 +98,7 @@ func Start(ctx context.Context, cfg Config) (*Plugin, error) {
 		SyncStderr:       &relay{log: cfg.Logger, tail: p.stderr, stream: "stderr"},
 		SyncStdout:       &relay{log: cfg.Logger, tail: p.stderr, stream: "stdout"},
 		UnixSocketConfig: &goplugin.UnixSocketConfig{TempDir: tmp},
+		GRPCDialOptions:  wire.DialOptions(),
 	})
 	p.client = client
 	started := make(chan error, 1)
