@@ -16,8 +16,7 @@ type RerankSample struct {
 
 // RerankFeatureNames names the features, in order.
 var RerankFeatureNames = []string{"fused", "bm25", "fuzzy", "cover", "cover_idf", "name", "name_idf",
-	"summary_idf", "explain", "explain_all", "param_idf", "rank", "action", "other_action", "other_method",
-	"mutates_unasked", "plural_list"}
+	"summary_idf", "explain", "explain_all", "param_idf", "rank", "action", "other_action", "other_method"}
 
 // TuningSamples returns a sample per tuning query of the quality set in dir,
 // ranked over the labelled tools plus the given number of distractors. It

@@ -53,12 +53,6 @@ type parsedQuery struct {
 	// wordWeight is, per query word, the weight of the word itself, to
 	// which its alternatives' weights compare.
 	wordWeight []float64
-	// methods are the standard methods (verbs.go) the request's own words
-	// ask for; their relatives in the thesauri do not count.
-	methods methodSet
-	// plural: the request names things in the plural or asks for all or
-	// every one of them, the collection List returns (AIP-132).
-	plural bool
 }
 
 func (p *parsedQuery) empty() bool { return len(p.groups) == 0 && len(p.patterns) == 0 }
@@ -170,35 +164,7 @@ func (sn *snapshot) parseQuery(text string) *parsedQuery {
 			patterns = append(patterns, joined)
 		}
 	}
-	var methods methodSet
-	for _, t := range words {
-		methods |= methodsAsked(stem(t))
-	}
-	plural := false
-	for _, t := range toks {
-		plural = plural || quantifiers[t] || isPlural(t)
-	}
-	return &parsedQuery{groups: groups, patterns: patterns, wordGroup: wordGroup, wordWeight: wordWeight,
-		methods: methods, plural: plural}
-}
-
-// quantifiers ask for every member of a collection.
-var quantifiers = setOf("all", "every", "each")
-
-// isPlural reports whether w is the plural of a noun by the regular English
-// endings (-s, -es, -ies): the stemmer takes w and the singular it would
-// have to the same stem. Words in -ss ("class", "access") and short words
-// ("has", "bus") are not.
-func isPlural(w string) bool {
-	n := len(w)
-	if n < 4 || w[n-1] != 's' || w[n-2] == 's' || !isASCIILower(w) {
-		return false
-	}
-	s := stem(w)
-	if stem(w[:n-1]) == s || n > 4 && w[n-2] == 'e' && stem(w[:n-2]) == s {
-		return true
-	}
-	return n > 4 && strings.HasSuffix(w, "ies") && stem(w[:n-3]+"y") == s
+	return &parsedQuery{groups: groups, patterns: patterns, wordGroup: wordGroup, wordWeight: wordWeight}
 }
 
 // expand builds the term group of one stemmed query word s, typed as typed.

@@ -20,23 +20,21 @@ const rerankDepth = 20
 
 // The features the model reads, each in [0, 1].
 const (
-	featFused          = iota // fused score relative to the best
-	featBM25                  // BM25F score relative to the best
-	featFuzzy                 // fuzzy name score relative to the best
-	featCover                 // share of the request's words the tool answers
-	featCoverIDF              // the same, each word weighted by its IDF
-	featName                  // share of the request's words its name answers
-	featNameIDF               // the same, IDF-weighted
-	featSummary               // share of the request's words its first sentence answers, IDF-weighted
-	featExplain               // share of the name's words the request accounts for
-	featExplAll               // 1 when the request accounts for every word of the name
-	featParam                 // share of the request's words its parameters answer, IDF-weighted
-	featRank                  // 1/position in the fused ranking
-	featAction                // the request asks for what the tool does: its description's first word
-	featOtherAction           // the request asks for what another tool of the head does, not this one
-	featOtherMethod           // its name says a standard method (verbs.go) other than the one the request asks for
-	featMutatesUnasked        // its name says only methods that change things, and the request asks for none
-	featPluralList            // its name says List, and the request names things in the plural
+	featFused       = iota // fused score relative to the best
+	featBM25               // BM25F score relative to the best
+	featFuzzy              // fuzzy name score relative to the best
+	featCover              // share of the request's words the tool answers
+	featCoverIDF           // the same, each word weighted by its IDF
+	featName               // share of the request's words its name answers
+	featNameIDF            // the same, IDF-weighted
+	featSummary            // share of the request's words its first sentence answers, IDF-weighted
+	featExplain            // share of the name's words the request accounts for
+	featExplAll            // 1 when the request accounts for every word of the name
+	featParam              // share of the request's words its parameters answer, IDF-weighted
+	featRank               // 1/position in the fused ranking
+	featAction             // the request asks for what the tool does: its description's first word
+	featOtherAction        // the request asks for what another tool of the head does, not this one
+	featOtherMethod        // its name says a standard method (verbs.go) other than the one the request asks for
 	numFeatures
 )
 
@@ -140,7 +138,6 @@ func (sn *snapshot) features(pq *parsedQuery, v *queryView, c *candidate, pos in
 		}
 	}
 	x[featOtherMethod] = otherMethod(v, seg, doc)
-	x[featMutatesUnasked], x[featPluralList] = readMethod(pq, seg, doc)
 	if total > 0 {
 		x[featExplain] = explained / float64(total)
 		if explained == float64(total) {
@@ -255,29 +252,4 @@ func otherMethod(v *queryView, seg *segment, doc uint32) float64 {
 		return 1
 	}
 	return 0
-}
-
-// readMethod returns the features for a request that asks to read: 1 for
-// mutatesUnasked when the request's words ask for no method that changes
-// things (verbs.go) and the tool's name says one or more, all of them such
-// methods ("what d1 databases do I have" against d1_delete_database); 1
-// for pluralList when the request names things in the plural and the name
-// says List (AIP-132: List returns a collection, Get one resource).
-func readMethod(pq *parsedQuery, seg *segment, doc uint32) (mutatesUnasked, pluralList float64) {
-	var named methodSet
-	for _, id := range seg.nameTermsOf(doc) {
-		t := seg.terms[id]
-		if c, ok := methodOf[t]; ok {
-			named |= 1 << c
-		} else if setterNames[t] {
-			named |= 1 << updateMethod
-		}
-	}
-	if named != 0 && named&^mutatingMethods == 0 && pq.methods&mutatingMethods == 0 {
-		mutatesUnasked = 1
-	}
-	if pq.plural && named&(1<<listMethod) != 0 {
-		pluralList = 1
-	}
-	return mutatesUnasked, pluralList
 }

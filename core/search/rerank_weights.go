@@ -20,6 +20,4 @@ var rerankWeights = [numFeatures]float64{
 	-1.4731, // action
 	-0.8366, // other_action
 	-1.0282, // other_method
-	0,       // mutates_unasked
-	0,       // plural_list
 }

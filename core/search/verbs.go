@@ -11,26 +11,23 @@ package search
 // verbs that ask for that operation on a resource.
 var verbClasses = []struct {
 	heads, members []string
-	// mutates: the method changes what is stored (Create, Update,
-	// Delete, Move, Undelete); the others read it.
-	mutates bool
 }{
 	// AIP-133 Create: a new resource.
-	{[]string{"create", "add"}, []string{"make", "new", "build", "register", "insert", "establish", "spawn", "provision", "open"}, true},
+	{[]string{"create", "add"}, []string{"make", "new", "build", "register", "insert", "establish", "spawn", "provision", "open"}},
 	// AIP-131 Get: one resource as it is.
-	{[]string{"get", "read"}, []string{"open", "view", "show", "fetch", "retrieve", "inspect", "load", "display", "see"}, false},
+	{[]string{"get", "read"}, []string{"open", "view", "show", "fetch", "retrieve", "inspect", "load", "display", "see"}},
 	// AIP-132 List: the resources of a collection.
-	{[]string{"list"}, []string{"enumerate", "inventory", "browse"}, false},
+	{[]string{"list"}, []string{"enumerate", "inventory", "browse"}},
 	// AIP-134 Update: change fields of an existing resource.
-	{[]string{"update", "edit"}, []string{"change", "modify", "alter", "amend", "adjust", "rename", "patch", "tweak", "replace"}, true},
+	{[]string{"update", "edit"}, []string{"change", "modify", "alter", "amend", "adjust", "rename", "patch", "tweak", "replace"}},
 	// AIP-135 Delete: the resource is gone.
-	{[]string{"delete", "remove"}, []string{"revoke", "erase", "destroy", "drop", "purge", "discard", "unset", "uninstall", "rescind", "withdraw", "stop", "cancel", "forget", "kill", "terminate"}, true},
+	{[]string{"delete", "remove"}, []string{"revoke", "erase", "destroy", "drop", "purge", "discard", "unset", "uninstall", "rescind", "withdraw", "stop", "cancel", "forget", "kill", "terminate"}},
 	// The common custom methods of Google's Cloud API Design Guide
 	// ("Custom methods"): Search, where List's semantics do not fit;
 	// Move; Undelete.
-	{[]string{"search", "find"}, []string{"look", "locate", "discover", "seek", "lookup", "hunt"}, false},
-	{[]string{"move"}, []string{"relocate", "transfer"}, true},
-	{[]string{"restore", "undelete"}, []string{"recover", "revive", "unarchive"}, true},
+	{[]string{"search", "find"}, []string{"look", "locate", "discover", "seek", "lookup", "hunt"}},
+	{[]string{"move"}, []string{"relocate", "transfer"}},
+	{[]string{"restore", "undelete"}, []string{"recover", "revive", "unarchive"}},
 }
 
 // verbClassWeight is what a match on the method's own word is worth next
@@ -67,42 +64,3 @@ var methodOf = func() map[string]int {
 	}
 	return m
 }()
-
-// methodSet is a set of methods, a bit per index in verbClasses.
-type methodSet uint16
-
-// listMethod is List's index in verbClasses.
-const listMethod = 2
-
-// mutatingMethods are the methods that change what is stored.
-var mutatingMethods = func() methodSet {
-	var m methodSet
-	for i, c := range verbClasses {
-		if c.mutates {
-			m |= 1 << i
-		}
-	}
-	return m
-}()
-
-// updateMethod is Update's index in verbClasses.
-const updateMethod = 3
-
-// setterNames are words tool names use for writing a value whatever was
-// there (HTTP's PUT, RFC 9110 9.3.4: create or replace; a setter). They
-// change what is stored, but a request's "put" or "set" says too little of
-// which method it asks for to match them to one.
-var setterNames = setOf("put", "set")
-
-// methodsAsked returns the methods the stemmed request word s asks for:
-// its own, when it is a method's word, and those of the class it belongs to.
-func methodsAsked(s string) methodSet {
-	var m methodSet
-	if c, ok := methodOf[s]; ok {
-		m |= 1 << c
-	}
-	for _, h := range verbHeadsOf[s] {
-		m |= 1 << methodOf[h]
-	}
-	return m
-}
