@@ -11,7 +11,10 @@
 // is fixed by the hash of its text), then the model is fitted on the whole
 // tuning half.
 //
-//	go run ./scripts/fit-reranker [-write] [core/search/testdata]
+// -without names features to leave out (their weights stay 0), to compare a
+// fit with a feature against the same fit without it.
+//
+//	go run ./scripts/fit-reranker [-write] [-without f1,f2] [core/search/testdata]
 package main
 
 import (
@@ -23,6 +26,7 @@ import (
 	"math"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/toolgate/toolgate/core/search"
 )
@@ -32,6 +36,7 @@ const folds = 5
 func main() {
 	write := flag.Bool("write", false, "write core/search/rerank_weights.go")
 	distractors := flag.Int("distractors", 10000, "distractor tools for the second copy of each query")
+	without := flag.String("without", "", "comma-separated features to leave out of the fit")
 	flag.Parse()
 	dir := "core/search/testdata"
 	if flag.NArg() > 0 {
@@ -43,6 +48,9 @@ func main() {
 	}
 	crowded, err := search.TuningSamples(dir, *distractors)
 	if err != nil {
+		fail(err)
+	}
+	if err := dropFeatures(*without, plain, crowded); err != nil {
 		fail(err)
 	}
 	samples := slices.Concat(plain, crowded)
@@ -88,6 +96,28 @@ func main() {
 			fail(err)
 		}
 	}
+}
+
+// dropFeatures sets the named features to 0 in every sample, so the fit
+// leaves their weights at 0.
+func dropFeatures(names string, sets ...[]search.RerankSample) error {
+	if names == "" {
+		return nil
+	}
+	for _, name := range strings.Split(names, ",") {
+		f := slices.Index(search.RerankFeatureNames, strings.TrimSpace(name))
+		if f < 0 {
+			return fmt.Errorf("-without: no feature %q (the features are %s)", name, strings.Join(search.RerankFeatureNames, ", "))
+		}
+		for _, set := range sets {
+			for _, s := range set {
+				for _, x := range s.Features {
+					x[f] = 0
+				}
+			}
+		}
+	}
+	return nil
 }
 
 func fail(err error) {
