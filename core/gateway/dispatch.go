@@ -133,6 +133,11 @@ func (s *Server) dispatch(ctx context.Context, se *session, msg []byte, env *env
 		}
 		msg = stripped
 	}
+	if env.isRequest() && s.opts.AwaitCatalog != nil {
+		if name := s.unknownNative(env); name != "" {
+			s.opts.AwaitCatalog(ctx, name)
+		}
+	}
 	resp = withID(s.mcp.HandleMessage(ctx, msg), env.ID)
 	if rs != nil && errors.Is(context.Cause(ctx), errClientCancelled) {
 		rs.cancelled.Store(true)

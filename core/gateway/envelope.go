@@ -64,6 +64,14 @@ type requestParams struct {
 	InputResponses map[string]json.RawMessage `json:"inputResponses"`
 	// Task asks for a tools/call to run as an MCP task (tasks.go).
 	Task json.RawMessage `json:"task"`
+	// URI and Ref name the resource or prompt of resources/read,
+	// resources/subscribe and completion/complete (native.go).
+	URI string `json:"uri"`
+	Ref struct {
+		Type string `json:"type"`
+		Name string `json:"name"`
+		URI  string `json:"uri"`
+	} `json:"ref"`
 }
 
 // callParams is a request's params as far as the transports need them; zero

@@ -133,6 +133,11 @@ type Options struct {
 	// Tasks, when set, runs the calls of one tool as MCP tasks, and the
 	// gateway declares the tasks capability (tasks.go).
 	Tasks *Tasks
+	// AwaitCatalog, when set, is called before a prompt or resource the
+	// sources do not know is answered as unknown, with its name or URI: it
+	// may wait (bounded) for plugins that have not yet told what they serve,
+	// as right after start-up.
+	AwaitCatalog func(ctx context.Context, name string)
 }
 
 // OptionError is an Options value New cannot serve with.

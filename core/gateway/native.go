@@ -128,6 +128,41 @@ func (s *Server) startNative() {
 	s.ResourcesChanged()
 }
 
+// unknownNative returns the prompt name or resource URI a request asks for
+// when the natively served lists do not hold it (yet), and "" otherwise.
+func (s *Server) unknownNative(env *envelope) string {
+	p := env.callParams()
+	prompt := func(name string) string {
+		if s.opts.Prompts == nil || name == "" {
+			return ""
+		}
+		s.native.mu.Lock()
+		_, ok := s.native.prompts[name]
+		s.native.mu.Unlock()
+		if ok {
+			return ""
+		}
+		return name
+	}
+	resource := func(uri string) string {
+		if s.opts.PluginResources == nil || uri == "" || s.resources[uri] || s.opts.PluginResources.Routes(uri) {
+			return ""
+		}
+		return uri
+	}
+	switch mcp.MCPMethod(env.Method) {
+	case mcp.MethodPromptsGet:
+		return prompt(p.Name)
+	case mcp.MethodResourcesRead, mcp.MethodResourcesSubscribe:
+		return resource(p.URI)
+	case mcp.MethodCompletionComplete:
+		if p.Ref.Type == "ref/prompt" {
+			return prompt(p.Ref.Name)
+		}
+	}
+	return ""
+}
+
 // PromptsChanged reads the prompt list again; sessions hear
 // notifications/prompts/list_changed when it differs.
 func (s *Server) PromptsChanged() {

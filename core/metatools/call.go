@@ -166,24 +166,17 @@ func (h *Handlers) awaitTools(ctx context.Context, name string, asked time.Durat
 	if !ok || h.Catalog.Known(plugin) {
 		return nil
 	}
-	sup, ok := h.Plugins.Get(plugin)
-	if !ok {
-		return nil
-	}
-	if st := sup.Status().State; st != supervisor.Lazy && st != supervisor.Starting {
-		return nil
-	}
 	timeout := h.CallTimeout(plugin)
 	if asked > 0 {
 		timeout = asked
 	}
 	startCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	if err := sup.Start(startCtx); err != nil {
+	if err := h.Plugins.AwaitCatalog(startCtx, plugin); err != nil {
 		if errors.Is(startCtx.Err(), context.DeadlineExceeded) {
 			return errorResult("cannot call %s: plugin %q did not start within %s, so its tools are not known yet (core_plugin_get shows its state)", name, plugin, timeout)
 		}
-		return errorResult("cannot call %s: plugin %q did not start: %v", name, plugin, err)
+		return errorResult("cannot call %s: %v", name, err)
 	}
 	return nil
 }

@@ -53,6 +53,9 @@ type Handlers struct {
 
 // New returns the handlers.
 func New(cat *catalog.Catalog, plugins *supervisor.Manager, callTimeout func(string) time.Duration, logger hclog.Logger) *Handlers {
+	if logger == nil {
+		logger = hclog.NewNullLogger()
+	}
 	h := &Handlers{Catalog: cat, Plugins: plugins, CallTimeout: callTimeout, Logger: logger, guide: newGuide(cat)}
 	h.core = map[string]*Tool{}
 	for _, t := range h.coreTools() {

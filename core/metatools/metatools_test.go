@@ -400,27 +400,33 @@ func TestCallToFailedPluginSaysWhy(t *testing.T) {
 	}
 }
 
-// The first call right after the gateway starts, to a lazy plugin that has
-// not told its tools yet, starts it and is answered, not "unknown tool".
+// The first request right after the gateway starts, for a tool, prompt or
+// resource of a lazy plugin that has not told what it serves yet, starts it
+// and is answered, not told that there is no such thing.
 func TestFirstCallWaitsForLazyPlugin(t *testing.T) {
-	for _, tool := range []string{"call_tool", "describe_tool"} {
-		t.Run(tool, func(t *testing.T) {
+	for _, c := range []struct{ tool, args, want, unknown string }{
+		{"call_tool", `{"name":"x_hello_echo","arguments":{"text":"first"}}`, "first", `{"name":"x_hello_nope"}`},
+		{"describe_tool", `{"name":"x_hello_echo"}`, "Text to send back", `{"name":"x_hello_nope"}`},
+		{"get_prompt", `{"name":"x_hello_welcome","arguments":{"name":"Ada"}}`, "Ada", `{"name":"x_hello_nope"}`},
+		{"describe_prompt", `{"name":"x_hello_welcome"}`, "Welcome a new user", `{"name":"x_hello_nope"}`},
+		{"get_resource", `{"uri":"hello://readme"}`, "hello://readme", `{"uri":"nope://x"}`},
+		{"describe_resource", `{"uri":"hello://readme"}`, "hello://readme", `{"uri":"nope://x"}`},
+	} {
+		t.Run(c.tool, func(t *testing.T) {
 			cat := catalog.New()
 			mgr := runPlugins(t, cat, supervisor.Policy{}, []supervisor.Spec{{Name: "hello", Path: helloPlugin}})
 			tools := toolsByName(New(cat, mgr, func(string) time.Duration { return 10 * time.Second }, hclog.NewNullLogger()))
 			if cat.Known("hello") {
 				t.Fatal("the plugin's tools are known before any call; the test needs a plugin that has not started")
 			}
-			args := map[string]string{"call_tool": `{"name":"x_hello_echo","arguments":{"text":"first"}}`, "describe_tool": `{"name":"x_hello_echo"}`}
-			res, _ := invoke(t, tools, tool, args[tool])
-			got := text(res)
-			if res.IsError || !strings.Contains(got, map[string]string{"call_tool": "first", "describe_tool": "Text to send back"}[tool]) {
-				t.Fatalf("%s on a plugin not started yet: %s", tool, got)
+			res, _ := invoke(t, tools, c.tool, c.args)
+			if got, _ := json.Marshal(res); res.IsError || !strings.Contains(string(got), c.want) {
+				t.Fatalf("%s on a plugin not started yet: %s", c.tool, got)
 			}
 			// A name the started plugin does not have is still unknown.
-			res, _ = invoke(t, tools, tool, `{"name":"x_hello_nope"}`)
-			if !res.IsError || !strings.Contains(text(res), "unknown tool") {
-				t.Errorf("%s of a tool the plugin lacks: %s", tool, text(res))
+			res, _ = invoke(t, tools, c.tool, c.unknown)
+			if got := text(res); !res.IsError || !strings.Contains(got, "unknown") && !strings.Contains(got, "no plugin serves") {
+				t.Errorf("%s of something the plugin lacks: %s", c.tool, got)
 			}
 		})
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 
+	"github.com/toolgate/toolgate/core/catalog"
 	"github.com/toolgate/toolgate/sdk/protov1"
 )
 
@@ -51,7 +52,7 @@ func (h *Handlers) listResources(_ context.Context, raw json.RawMessage, _ proto
 	return jsonResult(map[string]any{"resources": lines, "templates": templates, "total": len(rs), "offset": lo, "truncated": hi < len(rs)})
 }
 
-func (h *Handlers) describeResource(_ context.Context, raw json.RawMessage, _ protov1.CallEvents) (*protov1.Result, error) {
+func (h *Handlers) describeResource(ctx context.Context, raw json.RawMessage, _ protov1.CallEvents) (*protov1.Result, error) {
 	var in struct {
 		URI string `json:"uri"`
 	}
@@ -62,6 +63,10 @@ func (h *Handlers) describeResource(_ context.Context, raw json.RawMessage, _ pr
 		return nil, &ArgumentError{Tool: "describe_resource", Argument: "uri", Problem: "is required"}
 	}
 	plugin, r, ok := h.Catalog.RouteResource(in.URI)
+	if !ok {
+		h.awaitOwner(ctx, in.URI)
+		plugin, r, ok = h.Catalog.RouteResource(in.URI)
+	}
 	if !ok {
 		return errorResult("no plugin serves resource %q; list_resources shows what there is", in.URI), nil
 	}
@@ -87,6 +92,10 @@ func (h *Handlers) getResource(ctx context.Context, raw json.RawMessage, _ proto
 		return nil, &ArgumentError{Tool: "get_resource", Argument: "uri", Problem: "is required"}
 	}
 	plugin, _, ok := h.Catalog.RouteResource(in.URI)
+	if !ok {
+		h.awaitOwner(ctx, in.URI)
+		plugin, _, ok = h.Catalog.RouteResource(in.URI)
+	}
 	if !ok {
 		return errorResult("no plugin serves resource %q; list_resources shows what there is", in.URI), nil
 	}
@@ -143,7 +152,7 @@ func (h *Handlers) listPrompts(_ context.Context, raw json.RawMessage, _ protov1
 	return jsonResult(map[string]any{"prompts": lines, "total": len(ps), "offset": lo, "truncated": hi < len(ps)})
 }
 
-func (h *Handlers) describePrompt(_ context.Context, raw json.RawMessage, _ protov1.CallEvents) (*protov1.Result, error) {
+func (h *Handlers) describePrompt(ctx context.Context, raw json.RawMessage, _ protov1.CallEvents) (*protov1.Result, error) {
 	var in struct {
 		Name string `json:"name"`
 	}
@@ -151,6 +160,10 @@ func (h *Handlers) describePrompt(_ context.Context, raw json.RawMessage, _ prot
 		return nil, err
 	}
 	p, ok := h.Catalog.Prompt(in.Name)
+	if !ok {
+		h.awaitOwner(ctx, in.Name)
+		p, ok = h.Catalog.Prompt(in.Name)
+	}
 	if !ok {
 		return errorResult("unknown prompt %q; list_prompts shows what there is", in.Name), nil
 	}
@@ -171,6 +184,10 @@ func (h *Handlers) getPrompt(ctx context.Context, raw json.RawMessage, _ protov1
 		return nil, err
 	}
 	p, ok := h.Catalog.Prompt(in.Name)
+	if !ok {
+		h.awaitOwner(ctx, in.Name)
+		p, ok = h.Catalog.Prompt(in.Name)
+	}
 	if !ok {
 		return errorResult("unknown prompt %q; list_prompts shows what there is", in.Name), nil
 	}
@@ -201,4 +218,17 @@ func (h *Handlers) getPrompt(ctx context.Context, raw json.RawMessage, _ protov1
 	}
 	res.StructuredContent, _ = json.Marshal(map[string]any{"description": pr.Description, "roles": roles})
 	return res, nil
+}
+
+// awaitOwner gives the plugins that may serve name (a prompt's exposed name
+// or a resource's URI) and have not yet told what they serve the time to
+// start, within the call timeout, before a lookup answers that there is no
+// such thing.
+func (h *Handlers) awaitOwner(ctx context.Context, name string) {
+	plugin, _ := catalog.PluginOf(name)
+	ctx, cancel := context.WithTimeout(ctx, h.CallTimeout(plugin))
+	defer cancel()
+	if err := h.Plugins.AwaitOwner(ctx, name); err != nil {
+		h.Logger.Debug("plugins did not start while a request waited for them", "name", name, "error", err)
+	}
 }

@@ -3,6 +3,8 @@ package supervisor
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"slices"
 	"sort"
 	"sync"
@@ -103,6 +105,53 @@ func (m *Manager) Run(ctx context.Context) {
 			}()
 		}
 	}
+}
+
+// AwaitCatalog starts the named plugins (every plugin when none is named)
+// that have not yet told the catalog what they serve, because they are lazy
+// with no stored manifest or still starting, and waits until they run or ctx
+// ends. A request for a tool, prompt or resource that is not in the catalog
+// calls it before answering that there is no such thing: right after the
+// gateway starts, the thing may simply not be known yet. Plugins that failed,
+// stopped or already told are not waited for, so the wait is short except
+// in that first moment. The error joins the failed starts.
+func (m *Manager) AwaitCatalog(ctx context.Context, names ...string) error {
+	if len(names) == 0 {
+		names = m.order
+	}
+	var wait []*Supervisor
+	for _, name := range names {
+		s, ok := m.sups[name]
+		if !ok || m.catalog.Known(name) {
+			continue
+		}
+		if st := s.Status().State; st == Lazy || st == Starting {
+			wait = append(wait, s)
+		}
+	}
+	errs := make([]error, len(wait))
+	var wg sync.WaitGroup
+	for i, s := range wait {
+		wg.Go(func() {
+			if err := s.Start(ctx); err != nil {
+				errs[i] = fmt.Errorf("plugin %q: %w", s.spec.Name, err)
+			}
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// AwaitOwner is AwaitCatalog for whatever plugin may serve name: the one an
+// x_<plugin>_ name is prefixed with, or every plugin for another name (a
+// resource's URI says nothing of its plugin).
+func (m *Manager) AwaitOwner(ctx context.Context, name string) error {
+	if p, ok := catalog.PluginOf(name); ok {
+		if _, ok := m.sups[p]; ok {
+			return m.AwaitCatalog(ctx, p)
+		}
+	}
+	return m.AwaitCatalog(ctx)
 }
 
 // Wait returns when every supervisor has stopped its plugin.
