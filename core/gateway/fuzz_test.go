@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 // FuzzLineReader checks the stdio framing against a plain split on '\n':
@@ -143,6 +144,12 @@ func FuzzRequestID(f *testing.F) {
 		noMethod := !strings.Contains(rest, `"method"`)
 		msg := []byte(`{"jsonrpc":"2.0","id":` + string(id) + `,` + rest + `}`)
 		env, err := parseEnvelope(msg)
+		if !utf8.Valid(msg) {
+			if !errors.Is(err, errNotUTF8) {
+				t.Fatalf("%q: %v, want refused as not UTF-8", msg, err)
+			}
+			return
+		}
 		if err != nil {
 			var invalid *invalidRequestError
 			if !errors.As(err, &invalid) {

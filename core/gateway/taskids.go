@@ -47,8 +47,10 @@ func (s *Server) decodeTaskID(who Principal, id string) (ref taskRef, ok bool) {
 	if !found {
 		return taskRef{}, false
 	}
+	// Base64 decoding skips line breaks, even strict: refused here, or one
+	// task would have many ids.
 	parts := strings.Split(rest, ".")
-	if len(parts) != 3 {
+	if len(parts) != 3 || strings.ContainsAny(rest, "\r\n") {
 		return taskRef{}, false
 	}
 	// Strict: one id per task, so ids compare as strings (tasks/list).
