@@ -74,14 +74,21 @@ func parseThesaurus(data []byte) (*relations, error) {
 	}
 	r := &relations{ids: map[string]int32{}}
 	var adj [][]int32
-	id := func(w string) int32 {
-		if n, ok := r.ids[w]; ok {
+	// A word appears in many lines; it is stemmed once.
+	seen := map[string]int32{}
+	id := func(word string) int32 {
+		if n, ok := seen[word]; ok {
 			return n
 		}
-		n := int32(len(r.words))
-		r.ids[w] = n
-		r.words = append(r.words, w)
-		adj = append(adj, nil)
+		w := stem(word)
+		n, ok := r.ids[w]
+		if !ok {
+			n = int32(len(r.words))
+			r.ids[w] = n
+			r.words = append(r.words, w)
+			adj = append(adj, nil)
+		}
+		seen[strings.Clone(word)] = n
 		return n
 	}
 	link := func(a, b int32) {
@@ -97,9 +104,9 @@ func parseThesaurus(data []byte) (*relations, error) {
 		if !ok || word == "" || rel == "" {
 			return nil, fmt.Errorf("read thesaurus: line %d: want \"word<TAB>related ...\", got %q", line, sc.Text())
 		}
-		sw := id(stem(word))
+		sw := id(word)
 		for _, w := range strings.Fields(rel) {
-			sr := id(stem(w))
+			sr := id(w)
 			link(sw, sr)
 			link(sr, sw)
 		}
