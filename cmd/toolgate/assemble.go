@@ -194,7 +194,7 @@ func assemble(ctx context.Context, cfg *config.Config, topts telemetry.Options, 
 		Prompts:         nativePrompts(cfg, library),
 		PluginResources: nativeResources(cfg, library),
 		Completions:     nativeCompletions(cfg, pluginSpecs, library),
-		AwaitCatalog:    library.Await,
+		AwaitCatalog:    handlers.AwaitOwner,
 		Tasks:           &gateway.Tasks{Tool: "call_tool", Runner: handlers.Tasks()},
 	})
 	if err != nil {

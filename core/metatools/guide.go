@@ -128,12 +128,12 @@ func (h *Handlers) weakAdvice(query string, res search.Result) map[string]any {
 		msg = fmt.Sprintf("No tool matches %q.", query)
 	}
 	msg += " The tools below, if any, are guesses. Rephrase with the words of one of these plugins, or the gateway may have no tool for this."
-	out := map[string]any{"note": msg, "plugins": offers}
-	if down := h.toollessPlugins(); len(down) > 0 {
-		msg += " Plugins whose tools are not known now are listed under \"unavailable\"; the tool may be one of theirs."
-		out["note"], out["unavailable"] = msg, down
+	down := h.toollessPlugins()
+	if len(down) == 0 {
+		return map[string]any{"note": msg, "plugins": offers}
 	}
-	return out
+	msg += " Plugins whose tools are not known now are listed under \"unavailable\"; the tool may be one of theirs."
+	return map[string]any{"note": msg, "plugins": offers, "unavailable": down}
 }
 
 // toollessPlugins lists the plugins that bring no tools to the catalog

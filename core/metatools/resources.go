@@ -64,7 +64,7 @@ func (h *Handlers) describeResource(ctx context.Context, raw json.RawMessage, _ 
 	}
 	plugin, r, ok := h.Catalog.RouteResource(in.URI)
 	if !ok {
-		h.awaitOwner(ctx, in.URI)
+		h.AwaitOwner(ctx, in.URI)
 		plugin, r, ok = h.Catalog.RouteResource(in.URI)
 	}
 	if !ok {
@@ -93,7 +93,7 @@ func (h *Handlers) getResource(ctx context.Context, raw json.RawMessage, _ proto
 	}
 	plugin, _, ok := h.Catalog.RouteResource(in.URI)
 	if !ok {
-		h.awaitOwner(ctx, in.URI)
+		h.AwaitOwner(ctx, in.URI)
 		plugin, _, ok = h.Catalog.RouteResource(in.URI)
 	}
 	if !ok {
@@ -161,7 +161,7 @@ func (h *Handlers) describePrompt(ctx context.Context, raw json.RawMessage, _ pr
 	}
 	p, ok := h.Catalog.Prompt(in.Name)
 	if !ok {
-		h.awaitOwner(ctx, in.Name)
+		h.AwaitOwner(ctx, in.Name)
 		p, ok = h.Catalog.Prompt(in.Name)
 	}
 	if !ok {
@@ -185,7 +185,7 @@ func (h *Handlers) getPrompt(ctx context.Context, raw json.RawMessage, _ protov1
 	}
 	p, ok := h.Catalog.Prompt(in.Name)
 	if !ok {
-		h.awaitOwner(ctx, in.Name)
+		h.AwaitOwner(ctx, in.Name)
 		p, ok = h.Catalog.Prompt(in.Name)
 	}
 	if !ok {
@@ -220,11 +220,13 @@ func (h *Handlers) getPrompt(ctx context.Context, raw json.RawMessage, _ protov1
 	return res, nil
 }
 
-// awaitOwner gives the plugins that may serve name (a prompt's exposed name
+// AwaitOwner gives the plugins that may serve name (a prompt's exposed name
 // or a resource's URI) and have not yet told what they serve the time to
 // start, within the call timeout, before a lookup answers that there is no
-// such thing.
-func (h *Handlers) awaitOwner(ctx context.Context, name string) {
+// such thing: right after start-up that may only mean "not yet". The
+// meta-tools call it, and so does the MCP front for prompts/get,
+// resources/read and the like.
+func (h *Handlers) AwaitOwner(ctx context.Context, name string) {
 	plugin, _ := catalog.PluginOf(name)
 	ctx, cancel := context.WithTimeout(ctx, h.CallTimeout(plugin))
 	defer cancel()

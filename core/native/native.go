@@ -113,19 +113,6 @@ func (l *Library) ListResources() ([]protov1.Resource, []protov1.ResourceTemplat
 	return resources, templates
 }
 
-// Await gives the plugins that may serve name (a prompt's exposed name or a
-// resource's URI) and have not yet told what they serve the time to start,
-// within the call timeout: the front calls it before answering that name
-// does not exist, which right after start-up may only mean "not yet".
-func (l *Library) Await(ctx context.Context, name string) {
-	plugin, _ := catalog.PluginOf(name)
-	ctx, cancel := context.WithTimeout(ctx, l.timeout(plugin))
-	defer cancel()
-	if err := l.plugins.AwaitOwner(ctx, name); err != nil {
-		l.log.Debug("plugins did not start while a request waited for them", "name", name, "error", err)
-	}
-}
-
 // Routes reports whether some plugin serves uri.
 func (l *Library) Routes(uri string) bool {
 	_, _, ok := l.catalog.RouteResource(uri)
