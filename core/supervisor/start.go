@@ -15,6 +15,10 @@ import (
 // defaultStartTimeout bounds a start whose spec sets no StartTimeout.
 const defaultStartTimeout = 30 * time.Second
 
+// configStopGrace bounds how long a plugin that refused its config gets to
+// exit by itself before it is killed.
+const configStopGrace = 2 * time.Second
+
 // launch starts the process, configures it and learns its manifest, all
 // within the spec's StartTimeout: a plugin that hangs in any phase fails its
 // start with an error naming that phase.
@@ -40,7 +44,14 @@ func (s *Supervisor) launch(ctx context.Context, gen uint64) startResult {
 	}
 	fail := func(err error, config bool) startResult {
 		stderr := p.Stderr()
-		p.Kill()
+		if config {
+			// The plugin answered: it refused its config. Stopping it politely
+			// lets it exit cleanly, so the log shows the config error rather
+			// than a killed process.
+			p.Stop(min(s.policy.StopGrace, configStopGrace))
+		} else {
+			p.Kill()
+		}
 		if len(stderr) > 0 && !config {
 			err = fmt.Errorf("%w; its stderr: %s", err, strings.Join(stderr, " | "))
 		}

@@ -1,6 +1,7 @@
 package supervisor
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -63,6 +64,11 @@ func (h *harness) transitions() []string {
 
 func run(t *testing.T, spec Spec, policy Policy) *harness {
 	t.Helper()
+	return runLogged(t, spec, policy, hclog.NewNullLogger())
+}
+
+func runLogged(t *testing.T, spec Spec, policy Policy, log hclog.Logger) *harness {
+	t.Helper()
 	if spec.Name == "" {
 		spec.Name = "test"
 	}
@@ -74,7 +80,7 @@ func run(t *testing.T, spec Spec, policy Policy) *harness {
 	h.sup = New(spec, policy, Hooks{
 		Manifest: func(_ string, m *catalog.Manifest) { h.mu.Lock(); h.man = m; h.mu.Unlock() },
 		Event:    func(e Event) { h.mu.Lock(); h.events = append(h.events, e); h.mu.Unlock() },
-	}, hclog.NewNullLogger())
+	}, log)
 	ctx, cancel := context.WithCancel(context.Background())
 	go h.sup.Run(ctx)
 	t.Cleanup(func() {
@@ -211,9 +217,10 @@ func TestStartupFailureOpensCircuitWithStderr(t *testing.T) {
 }
 
 func TestConfigErrorFailsAtOnce(t *testing.T) {
-	h := run(t, Spec{Config: json.RawMessage(`{"x":1}`), ConfigError: func(ce *protov1.ConfigError) error {
+	var logs syncBuffer
+	h := runLogged(t, Spec{Config: json.RawMessage(`{"x":1}`), ConfigError: func(ce *protov1.ConfigError) error {
 		return errors.New("toolgate.hcl:3:5: " + ce.Fields[0].Path + ": " + ce.Fields[0].Message)
-	}}, fast)
+	}}, fast, hclog.New(&hclog.LoggerOptions{Output: &logs, Level: hclog.Debug}))
 	_, err := call(context.Background(), h.sup, "echo", `{}`, false)
 	if err == nil || !strings.Contains(err.Error(), "toolgate.hcl:3:5: x: this plugin takes no configuration") {
 		t.Fatalf("err = %v", err)
@@ -221,6 +228,29 @@ func TestConfigErrorFailsAtOnce(t *testing.T) {
 	if st := h.sup.Status(); st.State != Failed || !st.NextTry.IsZero() {
 		t.Errorf("status %+v, want failed with no automatic retry", st)
 	}
+	// A plugin that refused its config is healthy: it is asked to stop, and
+	// exits by itself, so nothing in the log looks like a crash.
+	if out := logs.String(); strings.Contains(out, "killed") || strings.Contains(out, "[ERROR]") {
+		t.Errorf("log after a refused config:\n%s", out)
+	}
+}
+
+// syncBuffer is a bytes.Buffer for a logger written from several goroutines.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 func TestHungPluginIsReplaced(t *testing.T) {
