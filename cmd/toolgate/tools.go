@@ -108,11 +108,43 @@ func toolTable(cmd *cobra.Command, list *client.ToolList, scored bool) error {
 		}
 		rows = append(rows, row)
 	}
-	if err := table(cmd.OutOrStdout(), header, rows); err != nil {
-		return err
+	w := cmd.OutOrStdout()
+	if len(rows) > 0 || list.Note == "" {
+		if err := table(w, header, rows); err != nil {
+			return err
+		}
 	}
 	if list.Truncated {
-		fmt.Fprintf(cmd.OutOrStdout(), "(%d of %d shown; use --limit and --offset for more)\n", len(list.Tools), list.Total)
+		fmt.Fprintf(w, "(%d of %d shown; use --limit and --offset for more)\n", len(list.Tools), list.Total)
+	}
+	if list.Note == "" {
+		return nil
+	}
+	if len(rows) > 0 {
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintln(w, list.Note)
+	if !scored {
+		return nil
+	}
+	if len(list.Plugins) > 0 {
+		rows := make([][]string, 0, len(list.Plugins))
+		for _, p := range list.Plugins {
+			rows = append(rows, []string{p.Name, fmt.Sprint(p.Tools), strings.Join(p.About, ", ")})
+		}
+		fmt.Fprintln(w)
+		if err := table(w, []string{"PLUGIN", "TOOLS", "ABOUT"}, rows); err != nil {
+			return err
+		}
+	}
+	if len(list.Unavailable) > 0 {
+		rows := make([][]string, 0, len(list.Unavailable))
+		for _, p := range list.Unavailable {
+			// Whole: the reason is at the end of the error.
+			rows = append(rows, []string{p.Name, p.State, strings.Join(strings.Fields(p.LastError), " ")})
+		}
+		fmt.Fprintln(w)
+		return table(w, []string{"UNAVAILABLE", "STATE", "LAST ERROR"}, rows)
 	}
 	return nil
 }

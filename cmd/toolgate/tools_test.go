@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestToolsCommands(t *testing.T) {
@@ -52,4 +53,49 @@ func TestToolsCommands(t *testing.T) {
 
 	r = tg(t, nil, "tools", "describe", "x_hello_gret", url)
 	wantExit(t, r, 1, nil, []string{"error:", "x_hello_greet"})
+}
+
+// TestToolsSearchWeakMatch: when no tool matches a request well, the CLI
+// shows filter_tools' note, the plugins on offer and the plugin that is down,
+// with its config error, instead of a bare list of guesses.
+func TestToolsSearchWeakMatch(t *testing.T) {
+	_, url := helloGateway(t, `plugin "cluster" {
+  type = "kubernetes"
+  auto_start = true
+  config { kubeconfig = "/nonexistent/kubeconfig" }
+}`)
+	waitFailed := time.Now().Add(30 * time.Second)
+	for !strings.Contains(tg(t, nil, "plugins", "status", "cluster", url).stdout, "failed") {
+		if time.Now().After(waitFailed) {
+			t.Fatal("plugin cluster did not fail on its kubeconfig")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+
+	r := tg(t, nil, "tools", "search", "list the config maps in a namespace", url)
+	wantExit(t, r, 0, []string{"No tool matches", "PLUGIN", "ABOUT", "hello", "greet",
+		"UNAVAILABLE", "cluster", "failed", "/nonexistent/kubeconfig"}, nil)
+
+	r = tg(t, nil, "tools", "search", "list the config maps in a namespace", url, "-o", "json")
+	var list struct {
+		Note    string
+		Plugins []struct {
+			Name  string
+			About []string
+		}
+		Unavailable []struct{ Name, State, LastError string } `json:"unavailable"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &list); err != nil {
+		t.Fatalf("tools search -o json: %v\n%s", err, r.stdout)
+	}
+	if list.Note == "" || len(list.Plugins) != 1 || list.Plugins[0].Name != "hello" || len(list.Plugins[0].About) == 0 ||
+		len(list.Unavailable) != 1 || list.Unavailable[0].Name != "cluster" || list.Unavailable[0].State != "failed" {
+		t.Errorf("tools search -o json on a weak match = %+v", list)
+	}
+
+	r = tg(t, nil, "tools", "search", "--plugin", "cluster", url)
+	wantExit(t, r, 0, []string{`Plugin "cluster" has no tools`, "failed"}, nil)
+	if strings.Contains(r.stdout, "NAME") {
+		t.Errorf("an empty tool table before the note:\n%s", r.stdout)
+	}
 }

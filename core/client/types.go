@@ -91,8 +91,16 @@ type ToolList struct {
 	Total     int           `json:"total"`
 	Offset    int           `json:"offset"`
 	Truncated bool          `json:"truncated"`
-	// Plugins is filled by list_tools only.
+	// Plugins is every plugin's state in a list_tools page; in a
+	// filter_tools answer whose best match is weak, the plugins on offer
+	// with what their tools are about.
 	Plugins []PluginState `json:"plugins,omitempty"`
+	// Note is filter_tools' word on a weak match, or on a plugin with no
+	// tools to search.
+	Note string `json:"note,omitempty"`
+	// Unavailable are the plugins a weak filter_tools match names as down or
+	// not started, whose tools the search could not see.
+	Unavailable []PluginState `json:"unavailable,omitempty"`
 }
 
 // ToolSummary is one line of a tool list.
@@ -105,13 +113,33 @@ type ToolSummary struct {
 	InputSchema json.RawMessage `json:"input_schema,omitempty"`
 }
 
-// PluginState is a plugin's state as list_tools reports it.
+// PluginState is a plugin as list_tools and filter_tools report it.
 type PluginState struct {
 	Name      string `json:"name"`
-	State     string `json:"state"`
+	State     string `json:"state,omitempty"`
 	Tools     int    `json:"tools"`
 	LastError string `json:"last_error,omitempty"`
 	NextTry   string `json:"next_try,omitempty"`
+	// About is what the plugin's tools are about (filter_tools' offer).
+	About []string `json:"about,omitempty"`
+}
+
+// UnmarshalJSON reads both shapes: list_tools names a plugin "name",
+// filter_tools' offer names it "plugin".
+func (p *PluginState) UnmarshalJSON(b []byte) error {
+	type plain PluginState
+	var v struct {
+		plain
+		Plugin string `json:"plugin"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*p = PluginState(v.plain)
+	if p.Name == "" {
+		p.Name = v.Plugin
+	}
+	return nil
 }
 
 // ToolDescription is describe_tool's answer.
