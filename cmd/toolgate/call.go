@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"mime"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -111,6 +113,12 @@ func buildArguments(ctx context.Context, c *client.Client, tool, raw string, arg
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || k == "" {
 			return nil, fmt.Errorf("--arg %q: want key=value", kv)
+		}
+		// A key the schema does not name is most likely a typo; --json
+		// still passes anything the tool may take beyond its schema.
+		if _, known := props[k]; !known && len(props) > 0 {
+			return nil, fmt.Errorf("--arg %s: %s has no argument %q; its arguments: %s (--json passes others as they are)",
+				k, tool, k, strings.Join(slices.Sorted(maps.Keys(props)), ", "))
 		}
 		typed, err := typedValue(props[k], v)
 		if err != nil {

@@ -38,6 +38,10 @@ func TestCallCommand(t *testing.T) {
 	wantExit(t, r, 2, nil, []string{"--arg to: want an integer"})
 	r = tg(t, nil, "call", "x_hello_nope", url)
 	wantExit(t, r, 1, nil, []string{"x_hello_"})
+	// A key the schema does not name is refused before any call, with the
+	// names it has; --json still passes it.
+	r = tg(t, nil, "call", "x_hello_greet", "--arg", "nmae=Ada", url)
+	wantExit(t, r, 2, nil, []string{`--arg nmae: x_hello_greet has no argument "nmae"; its arguments: language, name`})
 
 	// Progress goes to stderr (one line per update when it is not a terminal).
 	r = tg(t, nil, "call", "x_hello_count", "--arg", "to=3", "--arg", "delay_ms=10", url)
