@@ -122,7 +122,8 @@ func checkExecutable(path string) string {
 }
 
 // nearFile is the file beside path whose name is closest to path's, for a
-// typo in a file name.
+// typo in a file name. Directories are not offered: "/nope" is not a typo
+// of "/home".
 func nearFile(path string) string {
 	entries, err := os.ReadDir(filepath.Dir(path))
 	if err != nil {
@@ -130,7 +131,9 @@ func nearFile(path string) string {
 	}
 	names := make([]string, 0, len(entries))
 	for _, e := range entries {
-		names = append(names, e.Name())
+		if st, err := os.Stat(filepath.Join(filepath.Dir(path), e.Name())); err == nil && !st.IsDir() {
+			names = append(names, e.Name())
+		}
 	}
 	if s := suggest(filepath.Base(path), names); s != "" {
 		return filepath.Join(filepath.Dir(path), s)

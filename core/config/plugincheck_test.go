@@ -16,6 +16,9 @@ func TestCheckPlugins(t *testing.T) {
 	if err := os.WriteFile(exe, []byte("#!/bin/sh\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.Mkdir(filepath.Join(dir, "home"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(filepath.Join(dir, "plain-file"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -41,6 +44,10 @@ plugin "everything" {
   config {
     command = "no-such-mcp-server-anywhere"
   }
+}
+
+plugin "nope" {
+  path = "./nope"
 }
 `
 	cfgPath := filepath.Join(dir, "toolgate.hcl")
@@ -68,10 +75,15 @@ plugin "everything" {
 		cfgPath + `:11:10: plugin "typo": executable ` + filepath.Join(dir, "weather-plugn") + ` does not exist; did you mean "` + exe + `"?`,
 		cfgPath + `:15:10: plugin "plain": ` + filepath.Join(dir, "plain-file") + ` is not executable (chmod +x)`,
 		cfgPath + `:21:15: plugin "everything": config.command: "no-such-mcp-server-anywhere" is not an executable in PATH`,
+		// The directory "home" beside it is no typo of an executable's name.
+		cfgPath + `:26:10: plugin "nope": executable ` + filepath.Join(dir, "nope") + ` does not exist`,
 	}
 	got := strings.Split(ce.Error(), "\n")
 	if len(got) != len(want) {
 		t.Fatalf("got %d problems, want %d:\n%s", len(got), len(want), ce.Error())
+	}
+	if last := got[len(got)-1]; strings.Contains(last, "did you mean") {
+		t.Errorf("a directory offered for an executable: %s", last)
 	}
 	for i := range want {
 		if !strings.HasPrefix(got[i], want[i]) {
