@@ -30,7 +30,7 @@ const (
 type Config struct {
 	// URL is the Prometheus base URL, e.g. http://127.0.0.1:9090 (a path prefix
 	// such as /prometheus is kept).
-	URL string `json:"url"`
+	URL string `json:"url" pattern:"^https?://"`
 	// BearerToken is sent as "Authorization: Bearer ..."; use env() in HCL.
 	BearerToken string     `json:"bearer_token,omitempty"`
 	BasicAuth   *BasicAuth `json:"basic_auth,omitempty"`

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -152,6 +153,11 @@ func addFields(t reflect.Type, props map[string]any, required *[]string, visitin
 				s["enum"] = values
 			}
 		}
+		if pat, ok := f.sf.Tag.Lookup("pattern"); ok {
+			if err := addPattern(s, pat); err != nil {
+				return fmt.Errorf("field %s: %w", f.sf.Name, err)
+			}
+		}
 		_, hasDefault := f.sf.Tag.Lookup("default")
 		if hasDefault {
 			v, err := defaultOf(f.sf)
@@ -165,6 +171,24 @@ func addFields(t reflect.Type, props map[string]any, required *[]string, visitin
 			*required = append(*required, f.name)
 		}
 	}
+	return nil
+}
+
+// addPattern sets a `pattern:"..."` tag on a string's schema (on its
+// elements', for a list of strings). The regular expression must compile:
+// the gateway checks values against it.
+func addPattern(s map[string]any, pat string) error {
+	if _, err := regexp.Compile(pat); err != nil {
+		return fmt.Errorf("pattern %q: %w", pat, err)
+	}
+	if items, ok := s["items"].(map[string]any); ok && s["type"] == "array" && items["type"] == "string" {
+		items["pattern"] = pat
+		return nil
+	}
+	if s["type"] != "string" {
+		return fmt.Errorf("pattern %q on a non-string field", pat)
+	}
+	s["pattern"] = pat
 	return nil
 }
 

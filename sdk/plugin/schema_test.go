@@ -2,6 +2,7 @@ package plugin
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 )
@@ -31,6 +32,10 @@ func TestSchemaOf(t *testing.T) {
 			F float64 `json:"f,omitempty" default:"0.5"`
 			S []int   `json:"s,omitempty" enum:"7,8"`
 		}{}, `{"additionalProperties":false,"properties":{"b":{"enum":[true],"type":"boolean"},"f":{"default":0.5,"type":"number"},"n":{"default":2,"enum":[1,2],"type":"integer"},"s":{"items":{"enum":[7,8],"type":"integer"},"type":"array"}},"type":"object"}`},
+		{"pattern", struct {
+			U  string   `json:"u" pattern:"^https?://"`
+			Us []string `json:"us,omitempty" pattern:"^[a-z]+$"`
+		}{}, `{"additionalProperties":false,"properties":{"u":{"pattern":"^https?://","type":"string"},"us":{"items":{"pattern":"^[a-z]+$","type":"string"},"type":"array"}},"required":["u"],"type":"object"}`},
 		{"nested", struct {
 			In   inner             `json:"in"`
 			List []inner           `json:"list,omitempty"`
@@ -75,6 +80,16 @@ func TestSchemaOf(t *testing.T) {
 	}
 	if _, err := SchemaOf(rec{}); err == nil {
 		t.Error("recursive type: no error")
+	}
+	if _, err := SchemaOf(struct {
+		N int `json:"n" pattern:"^1$"`
+	}{}); err == nil || !strings.Contains(err.Error(), "field N: pattern") {
+		t.Errorf("pattern on an int: %v", err)
+	}
+	if _, err := SchemaOf(struct {
+		S string `json:"s" pattern:"(["`
+	}{}); err == nil || !strings.Contains(err.Error(), "field S: pattern") {
+		t.Errorf("pattern that does not compile: %v", err)
 	}
 	if _, err := SchemaOf("str"); err == nil {
 		t.Error("non-struct arguments: no error")
