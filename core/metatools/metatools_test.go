@@ -293,6 +293,10 @@ func TestResourcesAndPrompts(t *testing.T) {
 	if !res.IsError || !strings.Contains(text(res), `"arguments.name": is required`) {
 		t.Errorf("missing prompt arg: %s", text(res))
 	}
+	res, _ = invoke(t, tools, "get_prompt", `{"name":"x_hello_welcome","arguments":{"nmae":"Ada"}}`)
+	if !res.IsError || !strings.Contains(text(res), `"arguments.nmae": is not an argument of prompt x_hello_welcome; its arguments: name`) {
+		t.Errorf("misspelt prompt arg: %s", text(res))
+	}
 	res, _ = invoke(t, tools, "get_prompt", `{"name":"x_hello_welcome","arguments":{"name":"Ada"}}`)
 	if res.IsError || !strings.Contains(text(res), "welcome Ada") || !strings.Contains(string(res.StructuredContent), `"roles":["user"]`) {
 		t.Errorf("get_prompt: %+v", res)

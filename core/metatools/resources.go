@@ -4,6 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
 
 	"github.com/toolgate/toolgate/core/catalog"
 	"github.com/toolgate/toolgate/sdk/protov1"
@@ -190,6 +194,20 @@ func (h *Handlers) getPrompt(ctx context.Context, raw json.RawMessage, _ protov1
 	}
 	if !ok {
 		return errorResult("unknown prompt %q; list_prompts shows what there is", in.Name), nil
+	}
+	declared := make([]string, 0, len(p.Def.Arguments))
+	for _, a := range p.Def.Arguments {
+		declared = append(declared, a.Name)
+	}
+	// A misspelt name first: it is why a required one is missing.
+	for _, name := range slices.Sorted(maps.Keys(in.Arguments)) {
+		if !slices.Contains(declared, name) {
+			problem := "prompt " + p.ID + " takes no arguments"
+			if len(declared) > 0 {
+				problem = fmt.Sprintf("is not an argument of prompt %s; its arguments: %s", p.ID, strings.Join(declared, ", "))
+			}
+			return nil, &ArgumentError{Tool: "get_prompt", Argument: "arguments." + name, Problem: problem}
+		}
 	}
 	for _, a := range p.Def.Arguments {
 		if _, given := in.Arguments[a.Name]; a.Required && !given {
