@@ -113,6 +113,7 @@ func assemble(ctx context.Context, cfg *config.Config, topts telemetry.Options, 
 	}
 	var front *gateway.Server
 	var library *native.Library
+	var handlers *metatools.Handlers
 	pluginSpecs := specs(cfg, self)
 	plugins := supervisor.NewManager(pluginSpecs, supervisor.ManagerOptions{
 		Catalog: cat, Store: catalog.ManifestStore{Dir: cfg.Gateway.StateDir}, Logger: logger,
@@ -135,6 +136,10 @@ func assemble(ctx context.Context, cfg *config.Config, topts telemetry.Options, 
 			}
 		},
 		OnEvent: func(e supervisor.Event) {
+			if handlers != nil {
+				// The instructions name the plugins that are down.
+				handlers.PluginsChanged()
+			}
 			if e.To == supervisor.Running && library != nil {
 				// The new process knows nothing of the resources clients
 				// watch; tell it without holding up its supervisor.
@@ -157,7 +162,7 @@ func assemble(ctx context.Context, cfg *config.Config, topts telemetry.Options, 
 	for _, p := range cfg.Plugins {
 		timeouts[p.Name] = p.CallTimeout
 	}
-	handlers := metatools.New(cat, plugins, func(plugin string) time.Duration {
+	handlers = metatools.New(cat, plugins, func(plugin string) time.Duration {
 		if d := timeouts[plugin]; d > 0 {
 			return d
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -59,7 +60,7 @@ func TestToolsCommands(t *testing.T) {
 // shows filter_tools' note, the plugins on offer and the plugin that is down,
 // with its config error, instead of a bare list of guesses.
 func TestToolsSearchWeakMatch(t *testing.T) {
-	_, url := helloGateway(t, `plugin "cluster" {
+	gw, url := helloGateway(t, `plugin "cluster" {
   type = "kubernetes"
   auto_start = true
   config { kubeconfig = "/nonexistent/kubeconfig" }
@@ -91,6 +92,22 @@ func TestToolsSearchWeakMatch(t *testing.T) {
 	if list.Note == "" || len(list.Plugins) != 1 || list.Plugins[0].Name != "hello" || len(list.Plugins[0].About) == 0 ||
 		len(list.Unavailable) != 1 || list.Unavailable[0].Name != "cluster" || list.Unavailable[0].State != "failed" {
 		t.Errorf("tools search -o json on a weak match = %+v", list)
+	}
+
+	// A new session's instructions name the plugin that is down, and why.
+	resp, err := http.Post(gw.URL, "application/json", strings.NewReader(
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var init struct {
+		Result struct{ Instructions string }
+	}
+	err = json.NewDecoder(resp.Body).Decode(&init)
+	resp.Body.Close()
+	if err != nil || !strings.Contains(init.Result.Instructions, "Not available now") ||
+		!strings.Contains(init.Result.Instructions, "- cluster: failed (") {
+		t.Errorf("instructions with a failed plugin (%v):\n%s", err, init.Result.Instructions)
 	}
 
 	r = tg(t, nil, "tools", "search", "--plugin", "cluster", url)

@@ -2,7 +2,9 @@ package metatools
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/toolgate/toolgate/core/catalog"
@@ -24,9 +26,16 @@ const guideBudget = 1200
 // wordsPerPlugin is how many characteristic words name what a plugin offers.
 const wordsPerPlugin = 6
 
-// guide holds the current guidance texts, rebuilt on catalog changes.
+// downBudget bounds the part of the instructions that names the plugins
+// that are down.
+const downBudget = 320
+
+// guide holds the current guidance texts, rebuilt on catalog changes and
+// when a plugin goes down or comes back.
 type guide struct {
 	cat      *catalog.Catalog
+	down     func() []downPlugin
+	mu       sync.Mutex // one rebuild at a time, so the last one stays
 	text     atomic.Pointer[guideText]
 	onChange atomic.Pointer[func()]
 }
@@ -35,10 +44,17 @@ type guideText struct {
 	instructions string // the server instructions
 	plugins      string // one line for filter_tools' description
 	summaries    []search.PluginSummary
+	down         []downPlugin
 }
 
-func newGuide(cat *catalog.Catalog) *guide {
-	g := &guide{cat: cat}
+// downPlugin is a plugin an assistant cannot use now: it failed, or the
+// operator stopped it. Its tools, if the catalog still lists them, fail.
+type downPlugin struct {
+	name, state, reason string
+}
+
+func newGuide(cat *catalog.Catalog, down func() []downPlugin) *guide {
+	g := &guide{cat: cat, down: down}
 	cat.OnChange(func(catalog.Change) { g.rebuild() })
 	return g
 }
@@ -47,7 +63,9 @@ func newGuide(cat *catalog.Catalog) *guide {
 // assistant reads has changed: most catalog changes (a plugin restarting
 // with the same tools) change nothing it reads.
 func (g *guide) rebuild() {
-	t := buildGuide(g.cat.Index().PluginSummaries(wordsPerPlugin))
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	t := buildGuide(g.cat.Index().PluginSummaries(wordsPerPlugin), g.down())
 	old := g.text.Swap(t)
 	if old != nil && old.instructions == t.instructions && old.plugins == t.plugins {
 		return
@@ -61,40 +79,114 @@ func (g *guide) current() *guideText {
 	if t := g.text.Load(); t != nil {
 		return t
 	}
-	t := buildGuide(g.cat.Index().PluginSummaries(wordsPerPlugin))
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if t := g.text.Load(); t != nil {
+		return t
+	}
+	t := buildGuide(g.cat.Index().PluginSummaries(wordsPerPlugin), g.down())
 	g.text.Store(t)
 	return t
 }
 
-func buildGuide(sums []search.PluginSummary) *guideText {
-	t := &guideText{summaries: sums}
+// pluginsChanged rebuilds the texts when the plugins that are down are not
+// the ones the texts name; a plugin going lazy or starting changes nothing.
+func (g *guide) pluginsChanged() {
+	if slices.Equal(g.current().down, g.down()) {
+		return
+	}
+	g.rebuild()
+}
+
+func buildGuide(sums []search.PluginSummary, down []downPlugin) *guideText {
+	t := &guideText{summaries: sums, down: down}
 	var b strings.Builder
 	b.WriteString("This gateway puts the tools of its plugins behind a few meta-tools. " +
 		"Find a tool with filter_tools {\"query\": \"what you want to do\"} (add \"plugin\" to search one plugin), " +
 		"read its schema with describe_tool, run it with call_tool.")
+	downText, downNames := downLines(down)
 	if len(sums) == 0 {
 		b.WriteString(" No plugin has tools yet; list_tools shows each plugin's state.")
+		b.WriteString(downText)
 		t.instructions = b.String()
-		t.plugins = "No plugin has tools yet."
+		t.plugins = "No plugin has tools yet." + downNames
 		return t
 	}
 	b.WriteString(" Plugins and what their tools are about:")
 	names := make([]string, 0, len(sums))
 	for i, s := range sums {
 		line := fmt.Sprintf("\n- %s (%d tools): %s", s.Plugin, s.Tools, strings.Join(s.Words, ", "))
-		if b.Len()+len(line) > guideBudget-60 {
+		if b.Len()+len(line) > guideBudget-60-len(downText) {
 			fmt.Fprintf(&b, "\n- and %d more plugins; list_tools shows them all.", len(sums)-i)
 			break
 		}
 		b.WriteString(line)
 		names = append(names, s.Plugin)
 	}
+	b.WriteString(downText)
 	t.instructions = b.String()
 	t.plugins = "Plugins: " + strings.Join(names, ", ") + "."
 	if len(names) < len(sums) {
 		t.plugins = fmt.Sprintf("Plugins: %s and %d more.", strings.Join(names, ", "), len(sums)-len(names))
 	}
+	t.plugins += downNames
 	return t
+}
+
+// downLines names the plugins that are down, with why, for the
+// instructions (within downBudget), and by name for filter_tools'
+// description.
+func downLines(down []downPlugin) (text, names string) {
+	if len(down) == 0 {
+		return "", ""
+	}
+	var b strings.Builder
+	b.WriteString("\nNot available now (calls to their tools fail; list_tools shows why):")
+	shown := make([]string, 0, len(down))
+	for i, d := range down {
+		line := "\n- " + d.name + ": " + d.state
+		if d.reason != "" {
+			line += " (" + clip(d.reason, 160) + ")"
+		}
+		if b.Len()+len(line) > downBudget-40 {
+			fmt.Fprintf(&b, "\n- and %d more.", len(down)-i)
+			break
+		}
+		b.WriteString(line)
+		shown = append(shown, d.name)
+	}
+	for _, d := range down[len(shown):] {
+		shown = append(shown, d.name)
+	}
+	return b.String(), " Not available now: " + strings.Join(shown, ", ") + "."
+}
+
+// clip shortens s to at most n runes, marking the cut.
+func clip(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+// PluginsChanged tells the guide that a plugin changed state, so the
+// instructions can name the plugins that are down. Call it on every
+// supervisor transition; it rebuilds only when that set changes.
+func (h *Handlers) PluginsChanged() { h.guide.pluginsChanged() }
+
+// downPlugins are the plugins that failed or were stopped, in config order.
+func (h *Handlers) downPlugins() []downPlugin {
+	if h.Plugins == nil {
+		return nil
+	}
+	var out []downPlugin
+	for _, st := range h.Plugins.Statuses() {
+		if st.State == supervisor.Failed || st.State == supervisor.Stopped {
+			out = append(out, downPlugin{name: st.Name, state: string(st.State), reason: st.LastError})
+		}
+	}
+	return out
 }
 
 // OnGuideChange sets f to run when the instructions or filter_tools'

@@ -1,6 +1,7 @@
 package metatools
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -178,5 +180,53 @@ func TestSearchNamesToollessPlugin(t *testing.T) {
 	down, _ := out["unavailable"].([]any)
 	if len(down) != 1 || down[0].(map[string]any)["name"] != "later" {
 		t.Errorf("weak match: unavailable %v, want the lazy plugin without tools", down)
+	}
+}
+
+// TestGuidanceNamesDownPlugins: a plugin that failed is named in the
+// instructions with why, and in filter_tools' description, so an assistant
+// asked for what it serves can say why it cannot; once it is fixed it is
+// no longer named.
+func TestGuidanceNamesDownPlugins(t *testing.T) {
+	cat := catalog.New()
+	mgr := supervisor.NewManager([]supervisor.Spec{
+		{Name: "k8s", Path: helloPlugin},
+		{Name: "broken", Path: helloPlugin, AutoStart: true, Config: json.RawMessage(`{"nonsense":1}`)},
+	}, supervisor.ManagerOptions{Catalog: cat, Logger: hclog.NewNullLogger(), OnEvent: func(supervisor.Event) {}})
+	setTools(t, cat, "k8s")
+	h := New(cat, mgr, nil, hclog.NewNullLogger())
+	var changes atomic.Int32
+	h.OnGuideChange(func() { changes.Add(1) })
+	if strings.Contains(h.Instructions(), "Not available") {
+		t.Fatalf("instructions name a down plugin before any failed:\n%s", h.Instructions())
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer func() { cancel(); mgr.Wait() }()
+	mgr.Run(ctx)
+	broken, _ := mgr.Get("broken")
+	deadline := time.Now().Add(30 * time.Second)
+	for broken.Status().State != supervisor.Failed {
+		if time.Now().After(deadline) {
+			t.Fatalf("plugin broken did not fail on its config: %+v", broken.Status())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	h.PluginsChanged()
+	instr := h.Instructions()
+	desc := toolsOf(h)["filter_tools"].LiveDescription()
+	if !strings.Contains(instr, "Not available now") || !strings.Contains(instr, "- broken: failed (") ||
+		!strings.Contains(instr, "nonsense") || !strings.Contains(desc, "Not available now: broken.") {
+		t.Errorf("after a config failure:\ninstructions:\n%s\ndescription: %s", instr, desc)
+	}
+	if changes.Load() != 1 {
+		t.Errorf("%d guide changes announced, want 1", changes.Load())
+	}
+	h.PluginsChanged() // nothing new: no rebuild, no announcement
+	if changes.Load() != 1 {
+		t.Errorf("an unchanged set of down plugins announced a change")
+	}
+	if tokens := (len(instr) + len(desc)) / 4; tokens > 400 {
+		t.Errorf("guidance is about %d tokens, want at most 400", tokens)
 	}
 }

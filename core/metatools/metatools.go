@@ -56,7 +56,8 @@ func New(cat *catalog.Catalog, plugins *supervisor.Manager, callTimeout func(str
 	if logger == nil {
 		logger = hclog.NewNullLogger()
 	}
-	h := &Handlers{Catalog: cat, Plugins: plugins, CallTimeout: callTimeout, Logger: logger, guide: newGuide(cat)}
+	h := &Handlers{Catalog: cat, Plugins: plugins, CallTimeout: callTimeout, Logger: logger}
+	h.guide = newGuide(cat, h.downPlugins)
 	h.core = map[string]*Tool{}
 	for _, t := range h.coreTools() {
 		h.core[t.Name] = &t

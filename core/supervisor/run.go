@@ -329,14 +329,14 @@ func (s *Supervisor) set(o *owner, to State, reason string, p *process) {
 	if to != Restarting && to != Failed {
 		o.status.NextTry = time.Time{}
 	}
-	// The event is recorded before waiters wake, so whoever a transition
-	// releases finds it in the history.
+	// The hook hears of the event once Status shows it, and before waiters
+	// wake, so whoever a transition releases finds it in the history.
+	old := s.snap.Swap(&snapshot{status: o.status, plugin: p, changed: make(chan struct{})})
 	if from != to {
 		s.log.Info("plugin state", "from", from, "to", to, "reason", reason)
 		if s.hooks.Event != nil {
 			s.hooks.Event(Event{Time: o.status.Since, Plugin: s.spec.Name, From: from, To: to, Reason: reason})
 		}
 	}
-	old := s.snap.Swap(&snapshot{status: o.status, plugin: p, changed: make(chan struct{})})
 	close(old.changed)
 }

@@ -55,7 +55,7 @@ type manifestUpdate struct {
 // Hooks connect a supervisor to the rest of the gateway. Each may be nil.
 type Hooks struct {
 	Manifest func(plugin string, m *catalog.Manifest) // learned or changed
-	Event    func(Event)                              // every transition
+	Event    func(Event)                              // every transition, once Status shows it
 	Notice   func(plugin string, e protov1.Event)     // log lines and resource updates from the plugin
 }
 
