@@ -53,7 +53,8 @@ func TestParseTime(t *testing.T) {
 		note string
 	}{
 		{"", def, ""}, {"now", now, ""}, {"now-1h", now.Add(-time.Hour), ""}, {"now-7d", now.Add(-7 * 24 * time.Hour), ""},
-		{"now+5m", now.Add(5 * time.Minute), ""}, {"1700000000", time.Unix(t0, 0).UTC(), ""},
+		{"now+5m", now.Add(5 * time.Minute), ""}, {"-5m", now.Add(-5 * time.Minute), ""}, {"-1h30m", now.Add(-90 * time.Minute), ""},
+		{"1700000000", time.Unix(t0, 0).UTC(), ""},
 		{"1700000000.5", time.Unix(t0, 5e8).UTC(), ""}, {"2023-11-14T22:13:20Z", time.Unix(t0, 0).UTC(), ""},
 		{"1700000000000", time.Unix(t0, 0).UTC(), "start 1700000000000 was read as Unix milliseconds: 2023-11-14T22:13:20Z"},
 		{"1700000000123", time.Unix(t0, 123e6).UTC(), "read as Unix milliseconds: 2023-11-14T22:13:20.123Z"},

@@ -54,6 +54,9 @@ var durationSyntax = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCo
 // for the answer to repeat.
 func parseTime(arg, s string, now, def time.Time) (t time.Time, note string, err error) {
 	s = strings.TrimSpace(s)
+	if strings.HasPrefix(s, "-") && durationSyntax().MatchString(s[1:]) {
+		s = "now" + s // "-1h", as Grafana and many assistants write it
+	}
 	switch {
 	case s == "":
 		return def, "", nil
