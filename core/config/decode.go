@@ -120,6 +120,7 @@ func Parse(src []byte, filename string) (*Config, error) {
 
 	var spec fileSpec
 	d.diags = dropCascades(gohcl.DecodeBody(file.Body, d.ctx, &spec))
+	placeMisplaced(d.diags)
 	cfg := &Config{File: filename}
 	d.listen(cfg, spec.Listen)
 	d.gateway(cfg, spec.Gateway)
