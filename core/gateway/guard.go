@@ -162,5 +162,5 @@ func hasPort(host string) bool {
 func (s *Server) writeTooLarge(w http.ResponseWriter) {
 	s.log.Warn("HTTP request refused: body too large", "limit", s.maxBytes)
 	writeJSON(w, http.StatusRequestEntityTooLarge, errorResponse(nil, codeInvalidRequest,
-		fmt.Sprintf("request body exceeds the limit of %d bytes (MaxRequestBytes)", s.maxBytes)))
+		fmt.Sprintf("request body exceeds the limit of %d bytes (gateway.max_request_bytes)", s.maxBytes)))
 }

@@ -65,8 +65,8 @@ func TestHTTPAccessRules(t *testing.T) {
 		{name: "foreign origin", origin: "https://evil.example", auth: "Bearer first-secret", wantStatus: 403, wantInBody: `Origin "https://evil.example" is not allowed; add it to listen.allowed_origins`},
 		{name: "opaque origin", origin: "null", auth: "Bearer first-secret", wantStatus: 403},
 		{name: "allowed origin other scheme", origin: "http://app.example.com", auth: "Bearer first-secret", wantStatus: 403},
-		{name: "body over limit", auth: "Bearer first-secret", body: bigBody, wantStatus: 413, wantInBody: "limit of 1024 bytes"},
-		{name: "chunked body over limit", auth: "Bearer first-secret", body: bigBody, chunked: true, wantStatus: 413, wantInBody: "limit of 1024 bytes"},
+		{name: "body over limit", auth: "Bearer first-secret", body: bigBody, wantStatus: 413, wantInBody: "limit of 1024 bytes (gateway.max_request_bytes)"},
+		{name: "chunked body over limit", auth: "Bearer first-secret", body: bigBody, chunked: true, wantStatus: 413, wantInBody: "limit of 1024 bytes (gateway.max_request_bytes)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			body := tc.body
