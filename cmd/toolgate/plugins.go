@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -33,7 +34,15 @@ func pluginsCmd() *cobra.Command {
 		if f.json() {
 			return printJSON(cmd.OutOrStdout(), plugins)
 		}
-		return pluginTable(cmd, plugins)
+		if err := pluginTable(cmd, plugins); err != nil {
+			return err
+		}
+		// The table has room for one line of the last error; asked about
+		// one plugin, show all of it (a config error names every problem).
+		if len(args) == 1 && plugins[0].LastError != "" {
+			fmt.Fprintf(cmd.OutOrStdout(), "\nlast error:\n  %s\n", strings.ReplaceAll(strings.TrimSpace(plugins[0].LastError), "\n", "\n  "))
+		}
+		return nil
 	}
 	c := &cobra.Command{
 		Use:   "plugins [status [NAME] | start|stop|restart NAME]",

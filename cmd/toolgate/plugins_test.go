@@ -2,6 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -38,4 +41,40 @@ func TestPluginsCommands(t *testing.T) {
 	wantExit(t, r, 0, []string{"hello", "running"}, nil)
 	r = tg(t, nil, "plugins", "start", "nosuch", url)
 	wantExit(t, r, 1, nil, []string{`no plugin named "nosuch"`})
+}
+
+// The table cuts a plugin's last error to one line; asked about one plugin,
+// status prints all of it, so every problem of a config error is there.
+func TestPluginsStatusShowsTheWholeLastError(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "toolgate.hcl")
+	src := `gateway {
+  state_dir = "state"
+}
+
+plugin "bad" {
+  type = "mcp-stdio"
+  config {
+    command      = "sh"
+    cwd          = "/no/such/dir"
+    init_timeout = "0s"
+  }
+}
+`
+	if err := os.WriteFile(cfg, []byte(src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := tg(t, nil, "plugins", "status", "bad", "--config", cfg)
+	wantExit(t, r, 0, []string{"bad", "failed", "\nlast error:\n  " + cfg + ":"}, nil)
+	_, full, _ := strings.Cut(r.stdout, "last error:")
+	for _, want := range []string{"config.cwd:", "config.init_timeout: must be positive"} {
+		if !strings.Contains(full, want) {
+			t.Errorf("status of one plugin lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	r = tg(t, nil, "plugins", "--config", cfg)
+	wantExit(t, r, 0, []string{"bad", "failed"}, nil)
+	if strings.Contains(r.stdout, "last error:") {
+		t.Errorf("the table of every plugin grew a last error section:\n%s", r.stdout)
+	}
 }

@@ -69,6 +69,10 @@ func serve(ctx context.Context, cfg *config.Config, logger hclog.Logger, in, out
 
 // serveWith is serve with the telemetry options given (tests record spans).
 func serveWith(ctx context.Context, cfg *config.Config, topts telemetry.Options, logger hclog.Logger, in, out *os.File, ready func(net.Addr)) error {
+	if in == nil && cfg.Listen.HTTP == "" {
+		// "" would listen on every interface at a random port.
+		return errors.New(`listen.http is "" (no HTTP front), so there is nothing to serve; set listen.http or --http, or serve MCP on stdio with --stdio`)
+	}
 	self, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("find own executable for built-in plugins: %w", err)

@@ -204,11 +204,13 @@ func (c *Catalog) Set(plugin string, m *Manifest) Change {
 
 // doc is the search document of a tool; c.mu is held.
 func (c *Catalog) doc(t *Tool) search.Doc {
+	// The operator's labels of the plugin block win over the plugin's own:
+	// labels = { category = "cluster" } is meant, not ignored.
 	labels := map[string]string{}
-	for k, v := range c.labels[t.Plugin] {
+	for k, v := range t.Def.Labels {
 		labels[k] = v
 	}
-	for k, v := range t.Def.Labels {
+	for k, v := range c.labels[t.Plugin] {
 		labels[k] = v
 	}
 	a := t.Def.Annotations

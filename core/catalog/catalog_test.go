@@ -102,6 +102,18 @@ func TestSetReportsChangesAndCollisions(t *testing.T) {
 	if err != nil || res.Total != 2 {
 		t.Fatalf("plugin labels not searchable: %+v %v", res, err)
 	}
+	// The operator's label wins over the plugin's own; the plugin's other labels stay.
+	labelled := tool("stat", "Stat a file.")
+	labelled.Labels = map[string]string{"category": "filesystem", "access": "read"}
+	c.Set("fs", &Manifest{Tools: []protov1.Tool{labelled}})
+	for _, q := range []map[string]string{{"category": "files"}, {"access": "read"}} {
+		if res, err := c.Index().Search(search.Query{Labels: q}); err != nil || res.Total != 1 {
+			t.Errorf("search by %v: %+v %v, want x_fs_stat", q, res, err)
+		}
+	}
+	if res, err := c.Index().Search(search.Query{Labels: map[string]string{"category": "filesystem"}}); err != nil || res.Total != 0 {
+		t.Errorf("the plugin's label won over the operator's: %+v %v", res, err)
+	}
 	c.Set("fs", nil)
 	if _, ok := c.Tool("x_fs_read"); ok || c.Index().Len() != 1 {
 		t.Errorf("removed plugin still present (index has %d)", c.Index().Len())

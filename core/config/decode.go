@@ -3,6 +3,7 @@ package config
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
@@ -119,6 +120,7 @@ func Parse(src []byte, filename string) (*Config, error) {
 
 	var spec fileSpec
 	d.diags = dropCascades(gohcl.DecodeBody(file.Body, d.ctx, &spec))
+	placeMisplaced(d.diags)
 	cfg := &Config{File: filename}
 	d.listen(cfg, spec.Listen)
 	d.gateway(cfg, spec.Gateway)
@@ -237,12 +239,14 @@ func (d *decoder) listen(cfg *Config, s *listenSpec) {
 	}
 }
 
-// nonEmpty drops empty tokens: `token = env("TOOLGATE_TOKEN", "")` means "no token
-// unless one is set", never "accept an empty bearer token".
+// nonEmpty trims tokens and drops empty ones: `token = env("TOOLGATE_TOKEN", "")`
+// means "no token unless one is set", never "accept an empty bearer token", and
+// `token = file("token")` means the token, not the token and the file's final
+// newline (a bearer token holds no white space, RFC 6750).
 func nonEmpty(ss []string) []string {
 	var out []string
 	for _, s := range ss {
-		if s != "" {
+		if s = strings.TrimSpace(s); s != "" {
 			out = append(out, s)
 		}
 	}

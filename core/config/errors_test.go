@@ -44,6 +44,21 @@ func TestParseErrors(t *testing.T) {
 			want: `toolgate.hcl:3:3: Unsupported argument; An argument named "auto_strat" is not expected here. Did you mean "auto_start"?`,
 		},
 		{
+			name: "gateway setting at the top level",
+			src:  "state_dir = \"x\"",
+			want: `toolgate.hcl:1:1: Unsupported argument; An argument named "state_dir" is not expected here. It belongs in the gateway block.`,
+		},
+		{
+			name: "setting of two blocks in a third",
+			src:  "telemetry {\n  call_timeout = \"3s\"\n}",
+			want: `toolgate.hcl:2:3: Unsupported argument; An argument named "call_timeout" is not expected here. It belongs in the gateway block or a plugin block.`,
+		},
+		{
+			name: "oauth block outside listen",
+			src:  "oauth {\n}",
+			want: `toolgate.hcl:1:1: Unsupported block type; Blocks of type "oauth" are not expected here. It belongs in the listen block.`,
+		},
+		{
 			name: "unknown plugin type with suggestion",
 			src:  "plugin \"everything\" {\n  type = \"mcp-stdoi\"\n}",
 			want: `toolgate.hcl:2:10: unknown plugin type "mcp-stdoi"; did you mean "mcp-stdio"?`,

@@ -26,6 +26,9 @@ func TestFunctions(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "token.txt"), []byte("from-file"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.WriteFile(filepath.Join(dir, "token-nl.txt"), []byte("from-file\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(filepath.Join(dir, "binary"), []byte{0xff, 0xfe}, 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -49,6 +52,8 @@ func TestFunctions(t *testing.T) {
 			wantErr: `toolgate.hcl:2:26: Invalid function argument; Invalid value for "default" parameter: env takes a name and at most one default.`},
 		{expr: `file("token.txt")`, want: "from-file"},
 		{expr: `file("` + filepath.Join(dir, "token.txt") + `")`, want: "from-file"},
+		{expr: `file("token-nl.txt")`, want: "from-file"}, // as `openssl rand -hex 32 > token` writes it
+		{expr: `"  padded  "`, want: "padded"},
 		{expr: `upper(file("token.txt"))`, want: "FROM-FILE"},
 		{expr: `lower("ABC")`, want: "abc"},
 		{expr: `file("missing.txt")`, wantErr: `no such file or directory`},

@@ -30,6 +30,10 @@ var overrides = []override{
 		return ""
 	}},
 	{key: "listen.token", env: "TOOLGATE_TOKEN", flag: "token", apply: func(c *Config, v string) string {
+		v = strings.TrimSpace(v)
+		if v == "" {
+			return "the token is blank; give the token clients send, or leave it unset"
+		}
 		c.Listen.Tokens = []string{v}
 		return ""
 	}},

@@ -91,6 +91,11 @@ func TestLayerPrecedence(t *testing.T) {
 			want:  layered{"127.0.0.1:1001", []string{"file-token"}, "warn", 11 * time.Second},
 		},
 		{
+			name: "white space around a token is not part of it",
+			env:  map[string]string{"TOOLGATE_TOKEN": " env-token\n"},
+			want: layered{"127.0.0.1:1001", []string{"env-token"}, "warn", 11 * time.Second},
+		},
+		{
 			name: "unknown TOOLGATE_ variables are ignored",
 			env:  map[string]string{"TOOLGATE_HTTP": "127.0.0.1:9", "TOOLGATE_CONFIG": "other.hcl"},
 			want: layered{"127.0.0.1:1001", []string{"file-token"}, "warn", 11 * time.Second},
@@ -164,6 +169,26 @@ TOOLGATE_MAX_REQUEST_BYTES: invalid max_request_bytes "4MiB"; write a whole numb
 	}
 	if c.Listen.HTTP != "127.0.0.1:1001" || c.Gateway.CallTimeout != 11*time.Second || c.Gateway.LogLevel != "warn" {
 		t.Errorf("invalid overrides changed the config: %+v %+v", c.Listen, c.Gateway)
+	}
+}
+
+// A token of white space alone is refused: dropping it, as an empty value is
+// dropped, would be no different, but taking it as "no token" would turn
+// authentication off.
+func TestLayerBlankToken(t *testing.T) {
+	clearLayerEnv(t)
+	t.Setenv("TOOLGATE_TOKEN", " \n")
+	c, err := Parse([]byte(layerFile), "toolgate.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = c.Layer(nil)
+	want := "TOOLGATE_TOKEN: the token is blank; give the token clients send, or leave it unset"
+	if err == nil || err.Error() != want {
+		t.Errorf("Layer error = %v, want %q", err, want)
+	}
+	if !reflect.DeepEqual(c.Listen.Tokens, []string{"file-token"}) {
+		t.Errorf("Tokens = %q, want the file's", c.Listen.Tokens)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -86,15 +87,18 @@ func checkSettings(p *Plugin, schemaOf SchemaSource) hcl.Diagnostics {
 	var diags hcl.Diagnostics
 	for _, pr := range se.Problems {
 		msg := pr.Message
+		key := strings.Join(splitFieldPath(pr.Path), ".")
 		switch {
 		case pr.Unknown && pr.Suggestion != "":
 			msg = fmt.Sprintf("unknown setting; did you mean %q?", pr.Suggestion)
+		case pr.Unknown && slices.Contains(blockHomes[key], "a plugin block"):
+			msg = fmt.Sprintf("unknown setting; %s belongs in the plugin block, outside config {}", key)
 		case pr.Unknown:
 			msg = "unknown setting"
 		}
 		where := "config"
 		if pr.Path != "" {
-			where += "." + strings.Join(splitFieldPath(pr.Path), ".")
+			where += "." + key
 		}
 		diags = append(diags, errorf(p.fieldRange(pr.Path), "plugin %q: %s: %s", p.Name, where, msg))
 	}

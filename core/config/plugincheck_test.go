@@ -28,6 +28,7 @@ func TestCheckPlugins(t *testing.T) {
     url      = "http://x"
     timout   = "5s"
     retries  = "three"
+    auto_start = true
   }
 }
 
@@ -72,11 +73,12 @@ plugin "nope" {
 	want := []string{
 		cfgPath + `:5:16: plugin "weather": config.timout: unknown setting; did you mean "timeout"?`,
 		cfgPath + `:6:16: plugin "weather": config.retries: got string, want integer`,
-		cfgPath + `:11:10: plugin "typo": executable ` + filepath.Join(dir, "weather-plugn") + ` does not exist; did you mean "` + exe + `"?`,
-		cfgPath + `:15:10: plugin "plain": ` + filepath.Join(dir, "plain-file") + ` is not executable (chmod +x)`,
-		cfgPath + `:21:15: plugin "everything": config.command: "no-such-mcp-server-anywhere" is not an executable in PATH`,
+		cfgPath + `:7:18: plugin "weather": config.auto_start: unknown setting; auto_start belongs in the plugin block, outside config {}`,
+		cfgPath + `:12:10: plugin "typo": executable ` + filepath.Join(dir, "weather-plugn") + ` does not exist; did you mean "` + exe + `"?`,
+		cfgPath + `:16:10: plugin "plain": ` + filepath.Join(dir, "plain-file") + ` is not executable (chmod +x)`,
+		cfgPath + `:22:15: plugin "everything": config.command: "no-such-mcp-server-anywhere" is not an executable in PATH`,
 		// The directory "home" beside it is no typo of an executable's name.
-		cfgPath + `:26:10: plugin "nope": executable ` + filepath.Join(dir, "nope") + ` does not exist`,
+		cfgPath + `:27:10: plugin "nope": executable ` + filepath.Join(dir, "nope") + ` does not exist`,
 	}
 	got := strings.Split(ce.Error(), "\n")
 	if len(got) != len(want) {

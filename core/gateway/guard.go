@@ -26,13 +26,13 @@ func (s *Server) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !s.hostAllowed(r.Host) {
 			s.log.Warn("HTTP request refused: Host not allowed", "host", r.Host, "remote", r.RemoteAddr)
-			http.Error(w, fmt.Sprintf("forbidden: Host %q is not allowed; add it to the allowed hosts to serve it", r.Host), http.StatusForbidden)
+			http.Error(w, fmt.Sprintf("forbidden: Host %q is not allowed; add it to listen.allowed_hosts to serve it", r.Host), http.StatusForbidden)
 			return
 		}
 		if origin := r.Header.Get("Origin"); origin != "" {
 			if !s.originAllowed(origin) {
 				s.log.Warn("HTTP request refused: Origin not allowed", "origin", origin, "remote", r.RemoteAddr)
-				http.Error(w, fmt.Sprintf("forbidden: Origin %q is not allowed; add it to the allowed origins to serve it", origin), http.StatusForbidden)
+				http.Error(w, fmt.Sprintf("forbidden: Origin %q is not allowed; add it to listen.allowed_origins to serve it", origin), http.StatusForbidden)
 				return
 			}
 			if allowCORS(w, r, origin) {
@@ -162,5 +162,5 @@ func hasPort(host string) bool {
 func (s *Server) writeTooLarge(w http.ResponseWriter) {
 	s.log.Warn("HTTP request refused: body too large", "limit", s.maxBytes)
 	writeJSON(w, http.StatusRequestEntityTooLarge, errorResponse(nil, codeInvalidRequest,
-		fmt.Sprintf("request body exceeds the limit of %d bytes (MaxRequestBytes)", s.maxBytes)))
+		fmt.Sprintf("request body exceeds the limit of %d bytes (gateway.max_request_bytes)", s.maxBytes)))
 }

@@ -55,18 +55,18 @@ func TestHTTPAccessRules(t *testing.T) {
 		{name: "basic auth", auth: "Basic Zmlyc3Qtc2VjcmV0", wantStatus: 401},
 		{name: "localhost any port", host: "localhost:9", auth: "Bearer first-secret", wantStatus: 200},
 		{name: "ipv6 loopback", host: "[::1]:8700", auth: "Bearer first-secret", wantStatus: 200},
-		{name: "rebinding host", host: "evil.example:8700", auth: "Bearer first-secret", wantStatus: 403, wantInBody: "evil.example"},
+		{name: "rebinding host", host: "evil.example:8700", auth: "Bearer first-secret", wantStatus: 403, wantInBody: `Host "evil.example:8700" is not allowed; add it to listen.allowed_hosts`},
 		{name: "bad host before auth", host: "evil.example", wantStatus: 403},
 		{name: "allowed host any port", host: "mcp.example.com:1234", auth: "Bearer first-secret", wantStatus: 200},
 		{name: "allowed host and port", host: "gw.internal:8443", auth: "Bearer first-secret", wantStatus: 200},
 		{name: "allowed host other port", host: "gw.internal:9000", auth: "Bearer first-secret", wantStatus: 403},
 		{name: "loopback origin", origin: "http://localhost:5173", auth: "Bearer first-secret", wantStatus: 200},
 		{name: "allowed origin", origin: "https://app.example.com", auth: "Bearer first-secret", wantStatus: 200},
-		{name: "foreign origin", origin: "https://evil.example", auth: "Bearer first-secret", wantStatus: 403, wantInBody: "evil.example"},
+		{name: "foreign origin", origin: "https://evil.example", auth: "Bearer first-secret", wantStatus: 403, wantInBody: `Origin "https://evil.example" is not allowed; add it to listen.allowed_origins`},
 		{name: "opaque origin", origin: "null", auth: "Bearer first-secret", wantStatus: 403},
 		{name: "allowed origin other scheme", origin: "http://app.example.com", auth: "Bearer first-secret", wantStatus: 403},
-		{name: "body over limit", auth: "Bearer first-secret", body: bigBody, wantStatus: 413, wantInBody: "limit of 1024 bytes"},
-		{name: "chunked body over limit", auth: "Bearer first-secret", body: bigBody, chunked: true, wantStatus: 413, wantInBody: "limit of 1024 bytes"},
+		{name: "body over limit", auth: "Bearer first-secret", body: bigBody, wantStatus: 413, wantInBody: "limit of 1024 bytes (gateway.max_request_bytes)"},
+		{name: "chunked body over limit", auth: "Bearer first-secret", body: bigBody, chunked: true, wantStatus: 413, wantInBody: "limit of 1024 bytes (gateway.max_request_bytes)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			body := tc.body

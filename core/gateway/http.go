@@ -166,7 +166,7 @@ func (t *httpTransport) initialize(w http.ResponseWriter, r *http.Request, body 
 		s.log.Warn("initialize refused: session limit reached", "limit", s.maxSessions(), "remote", r.RemoteAddr)
 		w.Header().Set("Retry-After", "60")
 		writeJSON(w, http.StatusServiceUnavailable, errorResponse(env.ID, codeInternalError, fmt.Sprintf(
-			"too many sessions: the gateway already holds its limit of %d (MaxSessions); end unused sessions with DELETE or retry later", s.maxSessions())))
+			"too many sessions: the gateway already holds its limit of %d (listen.max_sessions); end unused sessions with DELETE or retry later", s.maxSessions())))
 		return
 	}
 	var (
@@ -217,7 +217,7 @@ func (t *httpTransport) session(w http.ResponseWriter, r *http.Request, env *env
 			t.srv.log.Warn("session refused: session limit reached", "limit", t.srv.maxSessions(), "remote", r.RemoteAddr)
 			w.Header().Set("Retry-After", "60")
 			writeJSON(w, http.StatusServiceUnavailable, errorResponse(id, codeInternalError, fmt.Sprintf(
-				"too many sessions: this gateway already holds its limit of %d (MaxSessions); retry later", t.srv.maxSessions())))
+				"too many sessions: this gateway already holds its limit of %d (listen.max_sessions); retry later", t.srv.maxSessions())))
 			return nil, false
 		}
 		ok = err == nil

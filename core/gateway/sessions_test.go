@@ -18,7 +18,7 @@ func TestHTTPSessionCap(t *testing.T) {
 	over := newHTTPConn(t, url, nil)
 	status, msgs := over.post(`{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
 	if status != http.StatusServiceUnavailable || len(msgs) != 1 || msgs[0].Error == nil ||
-		!strings.Contains(msgs[0].Error.Message, "too many sessions") || string(msgs[0].ID) != "7" {
+		!strings.Contains(msgs[0].Error.Message, "too many sessions") || !strings.Contains(msgs[0].Error.Message, "(listen.max_sessions)") || string(msgs[0].ID) != "7" {
 		t.Fatalf("initialize over the cap: %d %+v, want 503 with a JSON-RPC error for id 7", status, msgs)
 	}
 	// Ending a session frees its place.

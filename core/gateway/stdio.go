@@ -229,7 +229,7 @@ type tooLargeError struct {
 }
 
 func (e *tooLargeError) Error() string {
-	return fmt.Sprintf("request of %d bytes exceeds the limit of %d bytes (MaxRequestBytes)", e.size, e.limit)
+	return fmt.Sprintf("request of %d bytes exceeds the limit of %d bytes (gateway.max_request_bytes)", e.size, e.limit)
 }
 
 // keepBytes is how much of an oversized line's start and end is kept.

@@ -57,6 +57,7 @@ func TestConfigLimitsHoldOnEveryTool(t *testing.T) {
 		{"list_events", map[string]any{"kind": "widget"}},
 		{"apply_manifest", map[string]any{"manifest": "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\n"}},
 		{"delete_resource", map[string]any{"kind": "secret", "name": "any"}},
+		{"explain", map[string]any{"kind": "secrets"}},
 	} {
 		mustContain(t, p.fail(call.tool, call.args), "denied_kinds")
 	}
@@ -66,4 +67,7 @@ func TestConfigLimitsHoldOnEveryTool(t *testing.T) {
 	mustContain(t, text, "name: cfg")
 	text, _ = p.ok("list_resources", map[string]any{"kind": "nodes"})
 	mustContain(t, text, "No nodes found")
+	// A schema is in no namespace: allowed_namespaces does not stop explain.
+	text, _ = p.ok("explain", map[string]any{"kind": "deploy", "field": "spec.replicas"})
+	mustContain(t, text, "replicas")
 }

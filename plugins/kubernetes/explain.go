@@ -97,8 +97,10 @@ func (k *kube) explain(ctx context.Context, in explainArgs) (*plugin.Result, err
 		return k.c.fail(target{verb: "explain", resource: in.Kind}, err), nil
 	}
 	t := target{verb: "explain", resource: r.GroupResource()}
-	if res := k.allowed(t, r); res != nil {
-		return res, nil
+	// A schema belongs to no namespace: allowed_namespaces has nothing to
+	// say here, denied_kinds does.
+	if err := k.s.limits.checkKind(t.verb, r); err != nil {
+		return plugin.Errorf("%v", err), nil
 	}
 	doc, err := k.c.openAPI(ctx, r)
 	if err != nil {

@@ -35,10 +35,19 @@ func (l limits) denies(r resource) (string, bool) {
 // namespaces). Cluster-scoped kinds pass the namespace check: they belong
 // to no namespace, and denied_kinds is how to keep them out.
 func (l limits) check(tool string, r resource, ns string, allNS bool) error {
+	if err := l.checkKind(tool, r); err != nil {
+		return err
+	}
+	return l.checkNamespace(tool, r.Namespaced, ns, allNS)
+}
+
+// checkKind refuses a kind in denied_kinds, for calls that name a kind but
+// no namespace (explain reads a schema, not objects).
+func (l limits) checkKind(tool string, r resource) error {
 	if entry, ok := l.denies(r); ok {
 		return fmt.Errorf("%s: kind %s is denied by the plugin's denied_kinds (entry %q): %w", tool, r.GroupResource(), entry, ErrNotAllowed)
 	}
-	return l.checkNamespace(tool, r.Namespaced, ns, allNS)
+	return nil
 }
 
 func (l limits) checkNamespace(tool string, namespaced bool, ns string, allNS bool) error {
