@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -88,7 +89,7 @@ func (s *Server) toolHandler(t *Tool) server.ToolHandlerFunc {
 		}
 
 		if errors.Is(context.Cause(ctx), errShuttingDown) {
-			return errorResult(fmt.Sprintf("tool %q was stopped: the gateway is shutting down and the call outlasted the shutdown grace period; retry it once the gateway is back", t.Name)), nil
+			return errorResult(fmt.Sprintf("the call to %s was stopped: the gateway is shutting down and the call outlasted the shutdown grace period; retry it once the gateway is back", calledName(t.Name, args))), nil
 		}
 		if err != nil {
 			return errorResult(err.Error()), nil
@@ -209,4 +210,16 @@ func (e *callEvents) close() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.closed = true
+}
+
+// calledName names what a call ran: the tool a meta-tool was asked to run
+// (call_tool's "name") when its arguments name one, else the tool itself.
+func calledName(tool string, args json.RawMessage) string {
+	var in struct {
+		Name string `json:"name"`
+	}
+	if json.Unmarshal(args, &in) == nil && in.Name != "" {
+		return strconv.Quote(in.Name)
+	}
+	return strconv.Quote(tool)
 }

@@ -309,15 +309,18 @@ func TestServeHTTPShutdownGraceIsTheConfiguredOne(t *testing.T) {
 	c := newHTTPConn(t, "http://"+addr.String()+"/mcp", nil)
 	c.initialize()
 	// A call that only ends when cancelled holds the shutdown for the grace.
-	answered := make(chan struct{})
+	// It is answered when the grace runs out, naming the tool it was asked
+	// to run (as call_tool's "name" does), not only the tool that ran it.
+	answered := make(chan string, 1)
 	go func() {
-		defer close(answered)
-		// Shutdown ends this request's connection: an error here is expected.
-		resp, err := http.DefaultClient.Do(c.request(http.MethodPost, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"block","arguments":{}}}`))
-		if err == nil {
-			_, _ = io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
+		resp, err := http.DefaultClient.Do(c.request(http.MethodPost, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"block","arguments":{"name":"x_slow_tool"}}}`))
+		if err != nil {
+			answered <- err.Error()
+			return
 		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		answered <- string(body)
 	}()
 	time.Sleep(100 * time.Millisecond)
 	start := time.Now()
@@ -330,5 +333,7 @@ func TestServeHTTPShutdownGraceIsTheConfiguredOne(t *testing.T) {
 	if d := time.Since(start); d < 150*time.Millisecond || d > 2*time.Second {
 		t.Errorf("shutdown took %v with a call in flight, want about the 200ms grace", d)
 	}
-	<-answered
+	if got := <-answered; !strings.Contains(got, `the call to \"x_slow_tool\" was stopped: the gateway is shutting down`) {
+		t.Errorf("the call cut off by shutdown was answered %s", got)
+	}
 }
