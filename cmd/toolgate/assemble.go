@@ -114,10 +114,16 @@ func assemble(ctx context.Context, cfg *config.Config, topts telemetry.Options, 
 	var front *gateway.Server
 	var library *native.Library
 	var handlers *metatools.Handlers
+	// shutdown_grace = "0s" means no grace; the parts below read a zero as
+	// "use your default", so none is one nanosecond to them.
+	grace := cfg.Gateway.ShutdownGrace
+	if grace <= 0 {
+		grace = time.Nanosecond
+	}
 	pluginSpecs := specs(cfg, self)
 	plugins := supervisor.NewManager(pluginSpecs, supervisor.ManagerOptions{
 		Catalog: cat, Store: catalog.ManifestStore{Dir: cfg.Gateway.StateDir}, Logger: logger,
-		Policy: supervisor.Policy{DrainGrace: cfg.Gateway.ShutdownGrace},
+		Policy: supervisor.Policy{DrainGrace: grace},
 		OnNotice: func(plugin string, e protov1.Event) {
 			if front == nil {
 				return
@@ -187,7 +193,7 @@ func assemble(ctx context.Context, cfg *config.Config, topts telemetry.Options, 
 		Logger:      logger, MaxRequestBytes: cfg.Gateway.MaxRequestBytes,
 		Tokens: cfg.Listen.Tokens, AllowedOrigins: cfg.Listen.AllowedOrigins, AllowedHosts: cfg.Listen.AllowedHosts,
 		TLSCert: cfg.Listen.TLSCert, TLSKey: cfg.Listen.TLSKey,
-		ShutdownGrace:  cfg.Gateway.ShutdownGrace,
+		ShutdownGrace:  grace,
 		MaxConnections: cfg.Listen.MaxConnections, ReadTimeout: cfg.Listen.ReadTimeout, IdleTimeout: cfg.Listen.IdleTimeout,
 		MaxSessions: cfg.Listen.MaxSessions, SessionIdleTimeout: cfg.Listen.SessionIdleTimeout,
 		SessionKeys: cfg.Listen.SessionKeys, SessionMaxAge: cfg.Listen.SessionMaxAge,

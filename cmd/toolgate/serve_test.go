@@ -9,6 +9,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/toolgate/toolgate/core/client/gatewaytest"
 	"github.com/toolgate/toolgate/core/config"
 )
 
@@ -27,5 +28,28 @@ func TestServeWithoutHTTPNeedsStdio(t *testing.T) {
 	})
 	if err == nil || !strings.Contains(err.Error(), `listen.http is "" (no HTTP front)`) || !strings.Contains(err.Error(), "--stdio") {
 		t.Fatalf("serve error = %v, want one saying there is nothing to serve", err)
+	}
+}
+
+// shutdown_grace = "0s" means no grace: SIGTERM with a long call in flight
+// ends the gateway and its plugins at once instead of after the 10 s default.
+func TestZeroShutdownGraceDoesNotWait(t *testing.T) {
+	gw := gatewaytest.Start(t, bins.Toolgate, bins.HelloConfig(t, t.TempDir(), ""), "TOOLGATE_SHUTDOWN_GRACE=0s")
+	url := "--url=" + gw.URL
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(tg(t, nil, "plugins", "status", "hello", url).stdout, "running") {
+		if time.Now().After(deadline) {
+			t.Fatalf("hello plugin did not start:\n%s", gw.Stderr())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	go func() {
+		_, _, _, _ = gatewaytest.Run(context.Background(), bins.Toolgate, nil, "call", "x_hello_count", "--arg", "to=100", "--arg", "delay_ms=100", url)
+	}()
+	time.Sleep(time.Second) // the call is under way
+	start := time.Now()
+	gw.Stop()
+	if d := time.Since(start); d > 4*time.Second {
+		t.Errorf("SIGTERM with shutdown_grace 0s took %v to end the gateway, want no grace\n%s", d, gw.Stderr())
 	}
 }
