@@ -43,21 +43,17 @@ func testCmd() *cobra.Command {
 				},
 			}
 			rep, err := r.Run(ctx, files)
-			if err != nil {
-				return err
+			if junit != "" && rep != nil {
+				// Written on an interrupt too: the steps that ran are in it.
+				if jerr := writeJUnit(junit, rep); jerr != nil {
+					return jerr
+				}
 			}
-			if junit != "" {
-				f, err := os.Create(junit)
-				if err != nil {
-					return fmt.Errorf("--junit: %w", err)
+			if err != nil {
+				if ctx.Err() != nil {
+					return fmt.Errorf("interrupted: %d passed, %d failed before the signal", rep.Passed, rep.Failed)
 				}
-				if err := rep.WriteJUnit(f); err != nil {
-					f.Close()
-					return err
-				}
-				if err := f.Close(); err != nil {
-					return fmt.Errorf("--junit: %w", err)
-				}
+				return err
 			}
 			if rep.Failed > 0 {
 				return exitError{code: 1}
@@ -70,4 +66,19 @@ func testCmd() *cobra.Command {
 	c.Flags().StringVar(&token, "token", "", "bearer token for --url (default $TOOLGATE_TOKEN)")
 	c.Flags().StringVar(&junit, "junit", "", "also write a JUnit XML report to this file")
 	return c
+}
+
+func writeJUnit(path string, rep *scenario.Report) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("--junit: %w", err)
+	}
+	if err := rep.WriteJUnit(f); err != nil {
+		f.Close()
+		return fmt.Errorf("--junit: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("--junit: %w", err)
+	}
+	return nil
 }
