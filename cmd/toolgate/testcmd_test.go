@@ -89,7 +89,7 @@ func TestWrongScenarioFails(t *testing.T) {
 		t.Fatal(err)
 	}
 	r = tg(t, nil, "test", bad, url)
-	wantExit(t, r, 1, []string{"FAIL", "field expects not found", "0 passed, 1 failed"}, nil)
+	wantExit(t, r, 1, []string{"FAIL", `unknown key "expects"; did you mean "expect"?`, "0 passed, 1 failed"}, nil)
 }
 
 // A step's timeout is the call's deadline at the gateway too, not only how
