@@ -10,6 +10,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"net/url"
 	"sync"
 	"time"
 
@@ -75,6 +76,12 @@ type Conn struct {
 func NewConn(opts Options) (*Conn, error) {
 	if opts.URL == "" {
 		return nil, &OptionError{Field: "URL", Problem: "is empty"}
+	}
+	// Checked here, not at the first message: a bridge with a bad --url
+	// must fail where the IDE shows its start-up error, not answer
+	// initialize with a URL parser's complaint.
+	if u, err := url.Parse(opts.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, &OptionError{Field: "URL", Problem: fmt.Sprintf("%q is not an http:// or https:// URL with a host, like %s", opts.URL, DefaultURL)}
 	}
 	if opts.ReconnectWindow == 0 {
 		opts.ReconnectWindow = DefaultReconnectWindow
