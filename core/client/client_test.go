@@ -227,3 +227,18 @@ func TestWrongToken(t *testing.T) {
 		t.Errorf("message %q", msg)
 	}
 }
+
+// A message the gateway refuses to read (here, too large) fails with the
+// gateway's reason, not the JSON-RPC error object around it.
+func TestTooLargeSaysWhy(t *testing.T) {
+	gw := gatewaytest.Start(t, bins.Toolgate, bins.HelloConfig(t, t.TempDir(), ""))
+	c := connect(t, gw.URL)
+	_, err := c.CallTool(context.Background(), "x_hello_echo", map[string]any{"text": strings.Repeat("x", 5<<20)})
+	var he *HTTPError
+	if !errors.As(err, &he) || he.Status != 413 {
+		t.Fatalf("5 MB call: %v", err)
+	}
+	if he.Body != "request body exceeds the limit of 4194304 bytes (MaxRequestBytes)" {
+		t.Errorf("message %q", err)
+	}
+}

@@ -207,7 +207,7 @@ func (c *Conn) post(ctx context.Context, msg []byte, env *message, sid string, o
 		if env.isRequest() && ct == "application/json" && sameID(body, env.ID) {
 			return bytes.TrimSpace(body), nil
 		}
-		return nil, &HTTPError{Status: resp.StatusCode, Body: string(bytes.TrimSpace(body))}
+		return nil, httpError(resp.StatusCode, body)
 	}
 	if !env.isRequest() {
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
