@@ -242,3 +242,20 @@ func TestTooLargeSaysWhy(t *testing.T) {
 		t.Errorf("message %q", err)
 	}
 }
+
+// A gateway killed during a call was reached: the call fails as a lost
+// connection whose outcome is unknown, not as a gateway that cannot be
+// reached.
+func TestGatewayKilledMidCall(t *testing.T) {
+	gw := gatewaytest.Start(t, bins.Toolgate, bins.HelloConfig(t, t.TempDir(), ""))
+	c := connect(t, gw.URL, func(o *Options) { o.ReconnectWindow = 200 * time.Millisecond })
+	go func() {
+		time.Sleep(500 * time.Millisecond)
+		gw.Kill()
+	}()
+	_, err := c.CallTool(context.Background(), "x_hello_count", map[string]any{"to": 50, "delay_ms": 100})
+	var ue *UnreachableError
+	if !errors.Is(err, ErrConnectionLost) || errors.As(err, &ue) || !strings.Contains(err.Error(), "may or may not have run") {
+		t.Errorf("call during a kill: %v", err)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/url"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -298,6 +299,11 @@ func (c *Conn) doHeaders(ctx context.Context, method string, body []byte, sid st
 			}
 			return resp, nil
 		}
+		if ctx.Err() == nil && isBrokenConnection(err) {
+			// The gateway took the request and went away (it stopped or
+			// crashed): it was reached, and what it did is unknown.
+			return nil, fmt.Errorf("%w (did the gateway stop?); the request may or may not have run: %w", ErrConnectionLost, err)
+		}
 		left := time.Until(deadline)
 		if !isDialError(err) || ctx.Err() != nil || left <= 0 {
 			return nil, &UnreachableError{URL: c.opts.URL, Err: err}
@@ -339,6 +345,11 @@ func (c *Conn) headers(req *http.Request, sid string) {
 func isDialError(err error) bool {
 	var op *net.OpError
 	return errors.As(err, &op) && op.Op == "dial"
+}
+
+// isBrokenConnection: the connection closed after the request was sent.
+func isBrokenConnection(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET)
 }
 
 func sleep(ctx context.Context, d time.Duration) error {
