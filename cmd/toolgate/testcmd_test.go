@@ -172,3 +172,14 @@ func (l *lockedBuffer) String() string {
 	defer l.mu.Unlock()
 	return l.b.String()
 }
+
+// A scenario whose gateway cannot be had names the scenario file, so a CI
+// log of many files says which one to fix.
+func TestScenarioWithoutGatewayNamesItsFile(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "nogw.yaml")
+	if err := os.WriteFile(file, []byte("config: missing.hcl\nsteps:\n  - call: x_hello_greet\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := tg(t, nil, "test", file)
+	wantExit(t, r, 1, []string{"FAIL  nogw/connect", file + ": read config: open " + filepath.Join(filepath.Dir(file), "missing.hcl")}, nil)
+}

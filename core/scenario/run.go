@@ -71,7 +71,7 @@ func (r *Runner) runFile(ctx context.Context, file string, gateways map[string]*
 	fmt.Fprintf(r.Out, "=== %s (%s)\n", s.Name, file)
 	c, err := r.connect(ctx, s, gateways)
 	if err != nil {
-		suite.fail("connect", err.Error(), start)
+		suite.fail("connect", fmt.Sprintf("%s: %v", file, err), start)
 		r.report(suite, &suite.Cases[0])
 		return suite
 	}
