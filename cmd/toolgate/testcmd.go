@@ -21,7 +21,7 @@ func testCmd() *cobra.Command {
 		Short: "Run YAML smoke-test scenarios against a gateway (exit status 1 if a step fails)",
 		Long: "Each scenario names a config (a gateway is started for it) or a url; --config or\n" +
 			"--url replace that for every scenario. Prints one line per step and a summary\n" +
-			"`N passed, N failed`. See core/scenario for the file format.",
+			"`N passed, N failed`. The file format is in scenarios/README.md.",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, files []string) error {
 			if url != "" && config != "" {
