@@ -30,6 +30,17 @@ func testCmd() *cobra.Command {
 			if token == "" {
 				token = os.Getenv("TOOLGATE_TOKEN")
 			}
+			var report *os.File
+			if junit != "" {
+				// Opened first: a path that cannot be written fails now, not
+				// after every scenario has run.
+				f, err := os.Create(junit)
+				if err != nil {
+					return fmt.Errorf("--junit: %w", err)
+				}
+				defer f.Close()
+				report = f
+			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			r := &scenario.Runner{
@@ -43,9 +54,9 @@ func testCmd() *cobra.Command {
 				},
 			}
 			rep, err := r.Run(ctx, files)
-			if junit != "" && rep != nil {
+			if report != nil && rep != nil {
 				// Written on an interrupt too: the steps that ran are in it.
-				if jerr := writeJUnit(junit, rep); jerr != nil {
+				if jerr := writeJUnit(report, rep); jerr != nil {
 					return jerr
 				}
 			}
@@ -68,13 +79,8 @@ func testCmd() *cobra.Command {
 	return c
 }
 
-func writeJUnit(path string, rep *scenario.Report) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("--junit: %w", err)
-	}
+func writeJUnit(f *os.File, rep *scenario.Report) error {
 	if err := rep.WriteJUnit(f); err != nil {
-		f.Close()
 		return fmt.Errorf("--junit: %w", err)
 	}
 	if err := f.Close(); err != nil {

@@ -183,3 +183,14 @@ func TestScenarioWithoutGatewayNamesItsFile(t *testing.T) {
 	r := tg(t, nil, "test", file)
 	wantExit(t, r, 1, []string{"FAIL  nogw/connect", file + ": read config: open " + filepath.Join(filepath.Dir(file), "missing.hcl")}, nil)
 }
+
+// A --junit path that cannot be written fails before any scenario runs.
+func TestJUnitPathCheckedFirst(t *testing.T) {
+	_, url := helloGateway(t)
+	junit := filepath.Join(t.TempDir(), "no-such-dir", "junit.xml")
+	r := tg(t, nil, "test", "testdata/wrong.yaml", url, "--junit", junit)
+	wantExit(t, r, 2, nil, []string{"--junit: open " + junit + ": no such file or directory"})
+	if r.stdout != "" {
+		t.Errorf("scenarios ran before the report path was checked:\n%s", r.stdout)
+	}
+}
