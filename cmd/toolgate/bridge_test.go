@@ -42,3 +42,11 @@ func TestBridgeAnswersBeforeExitOnEOF(t *testing.T) {
 		}
 	}
 }
+
+// Mistakes in the args list an IDE starts the bridge with are named.
+func TestBridgeArgumentMistakes(t *testing.T) {
+	r := tg(t, nil, "bridge", "http://127.0.0.1:8700/mcp")
+	wantExit(t, r, 2, nil, []string{`unexpected argument "http://127.0.0.1:8700/mcp": give the gateway's URL with --url`})
+	r = tg(t, nil, "bridge", "--log-level", "verbose")
+	wantExit(t, r, 2, nil, []string{`--log-level "verbose": want trace, debug, info, warn or error`})
+}
