@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
@@ -23,12 +24,22 @@ func bridgeCmd() *cobra.Command {
 		Long: "An IDE starts `toolgate bridge` as a stdio MCP server; every message goes to the\n" +
 			"gateway at --url and back. When the gateway restarts, the bridge opens a new\n" +
 			"session by itself. Logs go to stderr.",
-		Args: cobra.NoArgs,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				// The likeliest slip in an IDE's args list: the URL without its flag.
+				return fmt.Errorf("unexpected argument %q: give the gateway's URL with --url, as in toolgate bridge --url %s", args[0], client.DefaultURL)
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			lvl := hclog.LevelFromString(level)
+			if lvl == hclog.NoLevel {
+				return fmt.Errorf("--log-level %q: want trace, debug, info, warn or error", level)
+			}
 			if token == "" {
 				token = os.Getenv("TOOLGATE_TOKEN")
 			}
-			logger := hclog.New(&hclog.LoggerOptions{Name: "toolgate-bridge", Level: hclog.LevelFromString(level), Output: os.Stderr})
+			logger := hclog.New(&hclog.LoggerOptions{Name: "toolgate-bridge", Level: lvl, Output: os.Stderr})
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			logger.Debug("bridging stdio", "url", url)

@@ -21,7 +21,7 @@ func testCmd() *cobra.Command {
 		Short: "Run YAML smoke-test scenarios against a gateway (exit status 1 if a step fails)",
 		Long: "Each scenario names a config (a gateway is started for it) or a url; --config or\n" +
 			"--url replace that for every scenario. Prints one line per step and a summary\n" +
-			"`N passed, N failed`. See core/scenario for the file format.",
+			"`N passed, N failed`. The file format is in scenarios/README.md.",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, files []string) error {
 			if url != "" && config != "" {
@@ -29,6 +29,17 @@ func testCmd() *cobra.Command {
 			}
 			if token == "" {
 				token = os.Getenv("TOOLGATE_TOKEN")
+			}
+			var report *os.File
+			if junit != "" {
+				// Opened first: a path that cannot be written fails now, not
+				// after every scenario has run.
+				f, err := os.Create(junit)
+				if err != nil {
+					return fmt.Errorf("--junit: %w", err)
+				}
+				defer f.Close()
+				report = f
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
@@ -43,21 +54,17 @@ func testCmd() *cobra.Command {
 				},
 			}
 			rep, err := r.Run(ctx, files)
-			if err != nil {
-				return err
+			if report != nil && rep != nil {
+				// Written on an interrupt too: the steps that ran are in it.
+				if jerr := writeJUnit(report, rep); jerr != nil {
+					return jerr
+				}
 			}
-			if junit != "" {
-				f, err := os.Create(junit)
-				if err != nil {
-					return fmt.Errorf("--junit: %w", err)
+			if err != nil {
+				if ctx.Err() != nil {
+					return fmt.Errorf("interrupted: %d passed, %d failed before the signal", rep.Passed, rep.Failed)
 				}
-				if err := rep.WriteJUnit(f); err != nil {
-					f.Close()
-					return err
-				}
-				if err := f.Close(); err != nil {
-					return fmt.Errorf("--junit: %w", err)
-				}
+				return err
 			}
 			if rep.Failed > 0 {
 				return exitError{code: 1}
@@ -70,4 +77,14 @@ func testCmd() *cobra.Command {
 	c.Flags().StringVar(&token, "token", "", "bearer token for --url (default $TOOLGATE_TOKEN)")
 	c.Flags().StringVar(&junit, "junit", "", "also write a JUnit XML report to this file")
 	return c
+}
+
+func writeJUnit(f *os.File, rep *scenario.Report) error {
+	if err := rep.WriteJUnit(f); err != nil {
+		return fmt.Errorf("--junit: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("--junit: %w", err)
+	}
+	return nil
 }

@@ -1,11 +1,17 @@
 package main
 
 import (
+	"bytes"
+	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/toolgate/toolgate/internal/testparts"
 )
@@ -83,5 +89,108 @@ func TestWrongScenarioFails(t *testing.T) {
 		t.Fatal(err)
 	}
 	r = tg(t, nil, "test", bad, url)
-	wantExit(t, r, 1, []string{"FAIL", "field expects not found", "0 passed, 1 failed"}, nil)
+	wantExit(t, r, 1, []string{"FAIL", `unknown key "expects"; did you mean "expect"?`, "0 passed, 1 failed"}, nil)
+}
+
+// A step's timeout is the call's deadline at the gateway too, not only how
+// long the runner waits: a tool slower than the plugin's call_timeout passes
+// when the step allows it the time.
+func TestStepTimeoutReachesGateway(t *testing.T) {
+	_, url := helloGateway(t, fmt.Sprintf("plugin \"slow\" {\n  path = %q\n  auto_start = true\n  call_timeout = \"1s\"\n}\n", bins.Hello))
+	file := filepath.Join(t.TempDir(), "slow.yaml")
+	body := "steps:\n" +
+		"  - name: within-step-timeout\n    call: x_slow_count\n    args: {to: 15, delay_ms: 100}\n    timeout: 20s\n    wait_for: {timeout: 20s}\n    expect: {contains: counted to 15}\n" +
+		"  - name: plugin-default\n    call: x_slow_count\n    args: {to: 15, delay_ms: 100}\n    expect: {error_contains: timed out after 1s}\n"
+	if err := os.WriteFile(file, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := tg(t, nil, "test", file, url)
+	wantExit(t, r, 0, []string{"PASS  slow/within-step-timeout", "PASS  slow/plugin-default", "2 passed, 0 failed"}, nil)
+}
+
+// Ctrl-C in the middle of a run still prints the summary of what ran and
+// writes the JUnit report, and says the run was interrupted.
+func TestInterruptedTestReportsWhatRan(t *testing.T) {
+	_, url := helloGateway(t)
+	dir := t.TempDir()
+	file, junit := filepath.Join(dir, "long.yaml"), filepath.Join(dir, "junit.xml")
+	body := "steps:\n  - name: quick\n    call: x_hello_greet\n    args: {name: Ada}\n" +
+		"  - name: long\n    call: x_hello_count\n    args: {to: 100, delay_ms: 200}\n" +
+		"  - name: never\n    call: x_hello_greet\n    args: {name: Bob}\n"
+	if err := os.WriteFile(file, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bins.Toolgate, "test", file, url, "--junit", junit)
+	var stdout lockedBuffer
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Interrupt once the long step runs.
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(stdout.String(), "PASS  long/quick") && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 2 {
+		t.Errorf("exit: %v, want status 2", err)
+	}
+	for _, want := range []string{"PASS  long/quick", "FAIL  long/long", `step "long": interrupted`, "SKIP  long/never (interrupted)", "1 passed, 1 failed (interrupted)"} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout.String())
+		}
+	}
+	if !strings.Contains(stderr.String(), "interrupted: 1 passed, 1 failed") {
+		t.Errorf("stderr:\n%s", stderr.String())
+	}
+	x, err := os.ReadFile(junit)
+	if err != nil || !strings.Contains(string(x), `<testsuites tests="3" failures="1">`) {
+		t.Errorf("junit report: %v\n%s", err, x)
+	}
+}
+
+// lockedBuffer is a bytes.Buffer a test reads while a process writes it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// A scenario whose gateway cannot be had names the scenario file, so a CI
+// log of many files says which one to fix.
+func TestScenarioWithoutGatewayNamesItsFile(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "nogw.yaml")
+	if err := os.WriteFile(file, []byte("config: missing.hcl\nsteps:\n  - call: x_hello_greet\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := tg(t, nil, "test", file)
+	wantExit(t, r, 1, []string{"FAIL  nogw/connect", file + ": read config: open " + filepath.Join(filepath.Dir(file), "missing.hcl")}, nil)
+}
+
+// A --junit path that cannot be written fails before any scenario runs.
+func TestJUnitPathCheckedFirst(t *testing.T) {
+	_, url := helloGateway(t)
+	junit := filepath.Join(t.TempDir(), "no-such-dir", "junit.xml")
+	r := tg(t, nil, "test", "testdata/wrong.yaml", url, "--junit", junit)
+	wantExit(t, r, 2, nil, []string{"--junit: open " + junit + ": no such file or directory"})
+	if r.stdout != "" {
+		t.Errorf("scenarios ran before the report path was checked:\n%s", r.stdout)
+	}
 }

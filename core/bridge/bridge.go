@@ -41,6 +41,10 @@ type Options struct {
 	ReconnectWindow time.Duration
 }
 
+// drainGrace is how long requests may still run after the IDE closed stdin
+// (the gateway's own shutdown grace on stdio).
+const drainGrace = 10 * time.Second
+
 // JSON-RPC error codes the bridge answers with when the gateway cannot.
 const (
 	codeParseError    = -32700
@@ -60,7 +64,8 @@ type bridge struct {
 }
 
 // Run bridges newline-delimited JSON-RPC on in/out to the gateway until in
-// ends (the IDE closed it) or ctx ends, then ends the gateway session.
+// ends (the IDE closed it) and the requests it sent are answered, or ctx
+// ends, then ends the gateway session.
 func Run(ctx context.Context, in io.Reader, out io.Writer, opts Options) error {
 	b := &bridge{log: opts.Logger, out: out}
 	if b.log == nil {
@@ -91,6 +96,27 @@ loop:
 		case <-ctx.Done():
 			break loop
 		}
+	}
+	if err == nil && ctx.Err() == nil {
+		// The IDE closed stdin: answer what it already asked before
+		// exiting, as `serve --stdio` does, within the same grace. A
+		// listen request has no answer to wait for; a signal ends all.
+		b.inflight.Range(func(_, v any) bool {
+			if r := v.(*running); r.method == "subscriptions/listen" {
+				r.stop()
+			}
+			return true
+		})
+		drained := make(chan struct{})
+		go func() { b.wg.Wait(); close(drained) }()
+		grace := time.NewTimer(drainGrace)
+		select {
+		case <-drained:
+		case <-grace.C:
+			b.log.Warn("stdin closed; requests still running after the grace are ended", "grace", drainGrace)
+		case <-ctx.Done():
+		}
+		grace.Stop()
 	}
 	cancel()
 	b.wg.Wait()
@@ -141,12 +167,12 @@ func (b *bridge) handle(ctx context.Context, line []byte) {
 	switch {
 	case m.Method == "initialize" && m.hasID():
 		// Nothing can go out before the session exists.
-		b.request(ctx, line, m.ID)
+		b.request(ctx, line, m.ID, m.Method)
 	case m.Method != "" && m.hasID():
 		b.wg.Add(1)
 		go func() {
 			defer b.wg.Done()
-			b.request(ctx, line, m.ID)
+			b.request(ctx, line, m.ID, m.Method)
 		}()
 	default:
 		if m.Method == "notifications/cancelled" {
@@ -168,8 +194,8 @@ func (b *bridge) handle(ctx context.Context, line []byte) {
 // request forwards one request and writes its response, or an error response
 // when the gateway cannot give one — except for a request the IDE cancelled,
 // which MCP says gets no answer.
-func (b *bridge) request(ctx context.Context, line []byte, id json.RawMessage) {
-	r := &running{stateless: client.Stateless(line)}
+func (b *bridge) request(ctx context.Context, line []byte, id json.RawMessage, method string) {
+	r := &running{stateless: client.Stateless(line), method: method}
 	ctx, r.stop = context.WithCancel(ctx)
 	defer r.stop()
 	k := key(id)
@@ -195,6 +221,7 @@ type running struct {
 	// gateway cannot match a notifications/cancelled to it; ending its HTTP
 	// request is how such a request is cancelled.
 	stateless bool
+	method    string
 	stop      context.CancelFunc
 }
 

@@ -195,3 +195,67 @@ func TestUnreachable(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+func TestNewConnChecksURL(t *testing.T) {
+	for _, u := range []string{"127.0.0.1:8700/mcp", "localhost:8700", "ftp://127.0.0.1/mcp", "http:///mcp", "http://[::1/mcp"} {
+		_, err := NewConn(Options{URL: u})
+		var oe *OptionError
+		if !errors.As(err, &oe) || !strings.Contains(err.Error(), fmt.Sprintf("%q is not an http:// or https:// URL", u)) {
+			t.Errorf("URL %q: %v", u, err)
+		}
+	}
+	for _, u := range []string{DefaultURL, "https://gw.example.com/mcp"} {
+		c, err := NewConn(Options{URL: u})
+		if err != nil {
+			t.Errorf("URL %q: %v", u, err)
+			continue
+		}
+		_ = c.Close()
+	}
+}
+
+// A refused token is reported with the gateway's words on one line, without
+// the newline its body ends with.
+func TestWrongToken(t *testing.T) {
+	gw := gatewaytest.Start(t, bins.Toolgate, bins.HelloConfig(t, t.TempDir(), "listen {\n  token = \"s3cret\"\n}\n"))
+	_, err := Connect(context.Background(), Options{URL: gw.URL, Token: "wrong"}, "client-test", "1")
+	var he *HTTPError
+	if !errors.As(err, &he) || he.Status != 401 {
+		t.Fatalf("Connect with a wrong token: %v", err)
+	}
+	if msg := err.Error(); strings.ContainsAny(msg, "\r\n") || !strings.HasSuffix(msg, "(check --token or $TOOLGATE_TOKEN): unauthorized: a valid bearer token is required") {
+		t.Errorf("message %q", msg)
+	}
+}
+
+// A message the gateway refuses to read (here, too large) fails with the
+// gateway's reason, not the JSON-RPC error object around it.
+func TestTooLargeSaysWhy(t *testing.T) {
+	gw := gatewaytest.Start(t, bins.Toolgate, bins.HelloConfig(t, t.TempDir(), ""))
+	c := connect(t, gw.URL)
+	_, err := c.CallTool(context.Background(), "x_hello_echo", map[string]any{"text": strings.Repeat("x", 5<<20)})
+	var he *HTTPError
+	if !errors.As(err, &he) || he.Status != 413 {
+		t.Fatalf("5 MB call: %v", err)
+	}
+	if he.Body != "request body exceeds the limit of 4194304 bytes (MaxRequestBytes)" {
+		t.Errorf("message %q", err)
+	}
+}
+
+// A gateway killed during a call was reached: the call fails as a lost
+// connection whose outcome is unknown, not as a gateway that cannot be
+// reached.
+func TestGatewayKilledMidCall(t *testing.T) {
+	gw := gatewaytest.Start(t, bins.Toolgate, bins.HelloConfig(t, t.TempDir(), ""))
+	c := connect(t, gw.URL, func(o *Options) { o.ReconnectWindow = 200 * time.Millisecond })
+	go func() {
+		time.Sleep(500 * time.Millisecond)
+		gw.Kill()
+	}()
+	_, err := c.CallTool(context.Background(), "x_hello_count", map[string]any{"to": 50, "delay_ms": 100})
+	var ue *UnreachableError
+	if !errors.Is(err, ErrConnectionLost) || errors.As(err, &ue) || !strings.Contains(err.Error(), "may or may not have run") {
+		t.Errorf("call during a kill: %v", err)
+	}
+}

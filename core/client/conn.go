@@ -10,7 +10,9 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"net/url"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -75,6 +77,12 @@ type Conn struct {
 func NewConn(opts Options) (*Conn, error) {
 	if opts.URL == "" {
 		return nil, &OptionError{Field: "URL", Problem: "is empty"}
+	}
+	// Checked here, not at the first message: a bridge with a bad --url
+	// must fail where the IDE shows its start-up error, not answer
+	// initialize with a URL parser's complaint.
+	if u, err := url.Parse(opts.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, &OptionError{Field: "URL", Problem: fmt.Sprintf("%q is not an http:// or https:// URL with a host, like %s", opts.URL, DefaultURL)}
 	}
 	if opts.ReconnectWindow == 0 {
 		opts.ReconnectWindow = DefaultReconnectWindow
@@ -200,7 +208,7 @@ func (c *Conn) post(ctx context.Context, msg []byte, env *message, sid string, o
 		if env.isRequest() && ct == "application/json" && sameID(body, env.ID) {
 			return bytes.TrimSpace(body), nil
 		}
-		return nil, &HTTPError{Status: resp.StatusCode, Body: string(bytes.TrimSpace(body))}
+		return nil, httpError(resp.StatusCode, body)
 	}
 	if !env.isRequest() {
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
@@ -291,6 +299,11 @@ func (c *Conn) doHeaders(ctx context.Context, method string, body []byte, sid st
 			}
 			return resp, nil
 		}
+		if ctx.Err() == nil && isBrokenConnection(err) {
+			// The gateway took the request and went away (it stopped or
+			// crashed): it was reached, and what it did is unknown.
+			return nil, fmt.Errorf("%w (did the gateway stop?); the request may or may not have run: %w", ErrConnectionLost, err)
+		}
 		left := time.Until(deadline)
 		if !isDialError(err) || ctx.Err() != nil || left <= 0 {
 			return nil, &UnreachableError{URL: c.opts.URL, Err: err}
@@ -332,6 +345,11 @@ func (c *Conn) headers(req *http.Request, sid string) {
 func isDialError(err error) bool {
 	var op *net.OpError
 	return errors.As(err, &op) && op.Op == "dial"
+}
+
+// isBrokenConnection: the connection closed after the request was sent.
+func isBrokenConnection(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET)
 }
 
 func sleep(ctx context.Context, d time.Duration) error {

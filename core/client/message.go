@@ -125,6 +125,22 @@ func (e *HTTPError) Error() string {
 	return fmt.Sprintf("gateway answered HTTP %d%s: %s", e.Status, hint, e.Body)
 }
 
+// httpError makes the error of an HTTP answer that is not the request's
+// response. A gateway that refuses a message it could not read (too large,
+// not JSON) says why in a JSON-RPC error for no id; its message is the
+// useful part, not the JSON around it.
+func httpError(status int, body []byte) *HTTPError {
+	var rpc struct {
+		Error *struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(body, &rpc) == nil && rpc.Error != nil && rpc.Error.Message != "" {
+		return &HTTPError{Status: status, Body: rpc.Error.Message}
+	}
+	return &HTTPError{Status: status, Body: string(bytes.TrimSpace(body))}
+}
+
 // UnreachableError: no connection to the gateway within the reconnect window.
 type UnreachableError struct {
 	URL string

@@ -46,7 +46,7 @@ func (c *Conn) handshake(ctx context.Context, msg []byte, id json.RawMessage) (r
 		return nil, "", "", fmt.Errorf("initialize: %w", err)
 	}
 	if r.StatusCode >= 400 && !sameID(resp, id) {
-		return nil, "", "", &HTTPError{Status: r.StatusCode, Body: string(resp)}
+		return nil, "", "", httpError(r.StatusCode, resp)
 	}
 	var result struct {
 		Result *struct {
@@ -184,7 +184,7 @@ func (c *Conn) listenOnce(ctx context.Context, sid string) error {
 	}
 	if resp.StatusCode != http.StatusOK {
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
-		return &HTTPError{Status: resp.StatusCode, Body: string(body)}
+		return httpError(resp.StatusCode, body)
 	}
 	return readEvents(resp.Body, func(data []byte) error {
 		c.opts.OnMessage(data)

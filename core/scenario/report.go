@@ -82,7 +82,7 @@ type junitMessage struct {
 
 // WriteJUnit writes the report as JUnit XML, which CI systems display.
 func (r *Report) WriteJUnit(w io.Writer) error {
-	out := junitSuites{Tests: r.Passed + r.Failed, Failures: r.Failed}
+	out := junitSuites{Failures: r.Failed}
 	for _, s := range r.Suites {
 		js := junitSuite{Name: s.Name, File: s.File, Time: seconds(s.Time)}
 		for _, c := range s.Cases {
@@ -98,6 +98,8 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 			js.Tests++
 			js.Cases = append(js.Cases, jc)
 		}
+		// tests counts skipped cases too, in the suites and in their sum.
+		out.Tests += js.Tests
 		out.Suites = append(out.Suites, js)
 	}
 	if _, err := io.WriteString(w, xml.Header); err != nil {

@@ -48,6 +48,9 @@ func (r *Runner) Run(ctx context.Context, files []string) (*Report, error) {
 		suite := r.runFile(ctx, file, gateways)
 		rep.add(suite)
 		if ctx.Err() != nil {
+			// What ran is still reported: a CI job cancelled midway shows
+			// how far it got.
+			fmt.Fprintf(r.Out, "%d passed, %d failed (interrupted)\n", rep.Passed, rep.Failed)
 			return rep, ctx.Err()
 		}
 	}
@@ -68,7 +71,7 @@ func (r *Runner) runFile(ctx context.Context, file string, gateways map[string]*
 	fmt.Fprintf(r.Out, "=== %s (%s)\n", s.Name, file)
 	c, err := r.connect(ctx, s, gateways)
 	if err != nil {
-		suite.fail("connect", err.Error(), start)
+		suite.fail("connect", fmt.Sprintf("%s: %v", file, err), start)
 		r.report(suite, &suite.Cases[0])
 		return suite
 	}
@@ -79,9 +82,12 @@ func (r *Runner) runFile(ctx context.Context, file string, gateways map[string]*
 	for i := range s.Steps {
 		st := &s.Steps[i]
 		tc := Case{Name: st.Name, Line: st.Line}
-		if failed {
+		switch {
+		case ctx.Err() != nil:
+			tc.Skipped = "interrupted"
+		case failed:
 			tc.Skipped = "an earlier step failed"
-		} else {
+		default:
 			begin := time.Now()
 			msg := r.runStep(ctx, c, st, results)
 			tc.Time = time.Since(begin)
@@ -177,12 +183,19 @@ func (r *Runner) callOnce(ctx context.Context, c *client.Client, st *Step, in ma
 	defer cancel()
 	var res *client.ToolResult
 	var err error
-	if st.Call != "" {
+	switch {
+	case st.Call != "" && st.Timeout > 0:
+		// The step's timeout is the call's deadline at the gateway too,
+		// which otherwise ends the call at its own call_timeout.
+		res, err = c.CallTool(callCtx, st.Call, in, client.WithTimeout(timeout))
+	case st.Call != "":
 		res, err = c.CallTool(callCtx, st.Call, in)
-	} else {
+	default:
 		res, err = c.Meta(callCtx, st.Meta, in)
 	}
 	switch {
+	case ctx.Err() != nil:
+		return nil, "interrupted"
 	case errors.Is(err, context.DeadlineExceeded):
 		return nil, fmt.Sprintf("no answer within %s", timeout)
 	case err != nil:

@@ -34,6 +34,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -130,6 +131,9 @@ type Duration time.Duration
 func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 	v, err := time.ParseDuration(n.Value)
 	if err != nil {
+		if _, nerr := strconv.ParseFloat(n.Value, 64); nerr == nil {
+			return fmt.Errorf("line %d: %q has no unit; write %ss for seconds", n.Line, n.Value, n.Value)
+		}
 		return fmt.Errorf("line %d: %q is not a duration like 30s or 2m", n.Line, n.Value)
 	}
 	*d = Duration(v)
@@ -157,6 +161,18 @@ func Load(path string) (*Scenario, error) {
 	if err != nil {
 		return nil, &LoadError{File: path, Problem: err.Error()}
 	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, &LoadError{File: path, Problem: strings.TrimPrefix(err.Error(), "yaml: ")}
+	}
+	if len(doc.Content) == 0 {
+		return nil, &LoadError{File: path, Problem: "the file is empty; a scenario needs a steps list"}
+	}
+	if e := checkShape(&doc); e != nil {
+		return nil, &LoadError{File: path, Line: e.line, Problem: e.problem}
+	}
+	// Known fields stay checked in decoding too, so a key added to the
+	// types but not to the shape check cannot be ignored.
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	var s Scenario
@@ -170,13 +186,13 @@ func Load(path string) (*Scenario, error) {
 	if s.Config != "" && !filepath.IsAbs(s.Config) {
 		s.Config = filepath.Join(filepath.Dir(path), s.Config)
 	}
-	var doc struct {
+	var lines struct {
 		Steps []yaml.Node `yaml:"steps"`
 	}
-	if err := yaml.Unmarshal(data, &doc); err == nil {
+	if err := doc.Decode(&lines); err == nil {
 		for i := range s.Steps {
-			if i < len(doc.Steps) {
-				s.Steps[i].Line = doc.Steps[i].Line
+			if i < len(lines.Steps) {
+				s.Steps[i].Line = lines.Steps[i].Line
 			}
 		}
 	}

@@ -31,7 +31,7 @@ func TestLoad(t *testing.T) {
 	}
 	for body, want := range map[string]string{
 		"steps: []\n":                                                                    "no steps",
-		"steps:\n  - call: a\n    expects: {}\n":                                         "field expects not found",
+		"steps:\n  - call: a\n    expects: {}\n":                                         `:3: step 1: unknown key "expects"; did you mean "expect"?`,
 		"steps:\n  - call: a\n    meta: b\n":                                             "exactly one of call",
 		"steps:\n  - name: a\n    call: a\n  - name: a\n    call: b\n":                   `:4: step "a": name used twice`,
 		"steps:\n  - call: a\n    expect: {json_path: [{path: x}]}\n":                    "give equals or exists",
@@ -39,6 +39,19 @@ func TestLoad(t *testing.T) {
 		"steps:\n  - call: a\n    timeout: soon\n":                                       "not a duration",
 		"steps:\n  - call: a\n    expect: {success: true, error_contains: x}\n":          "contradicts",
 		"url: http://x\nconfig: y\nsteps:\n  - call: a\n":                                "not both",
+		"":                              "the file is empty",
+		"# only a comment\n":            "the file is empty",
+		"- call: a\n":                   ":1: a scenario is a mapping with a steps list",
+		"name: x\nstep:\n  - call: a\n": `:2: unknown key "step"; did you mean "steps"?`,
+		"steps: {call: a}\n":            ":1: steps must be a list",
+		"steps:\n  - x_hello_greet\n":   `:2: step 1 must be a mapping`,
+		"steps:\n  - name: g\n    call: a\n    expect:\n      contain: hi\n":    `:5: step "g": expect: unknown key "contain"; did you mean "contains"?`,
+		"steps:\n  - call: a\n    args: [Ada]\n":                                ":3: step 1: args must be a mapping",
+		"steps:\n  - call: a\n    expect: hi\n":                                 ":3: step 1: expect must be a mapping",
+		"steps:\n  - call: a\n    expect: {json_path: {path: x}}\n":             "expect.json_path must be a list",
+		"steps:\n  - call: a\n    expect: {json_path: [{path: x, equal: 1}]}\n": `json_path rule: unknown key "equal"; did you mean "equals"?`,
+		"steps:\n  - call: a\n    wait_for: {timout: 3s}\n":                     `wait_for: unknown key "timout"; did you mean "timeout"?`,
+		"steps:\n  - call: a\n    timeout: 5\n":                                 `"5" has no unit; write 5s for seconds`,
 	} {
 		_, err := Load(write(t, body))
 		var le *LoadError

@@ -184,6 +184,20 @@ func (g *Gateway) Stop() {
 	}
 }
 
+// Kill ends the gateway and its plugins with SIGKILL, as a crash or an OOM
+// kill would, and waits for it.
+func (g *Gateway) Kill() {
+	g.mu.Lock()
+	cmd := g.cmd
+	g.cmd = nil
+	g.mu.Unlock()
+	if cmd == nil {
+		return
+	}
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	_ = cmd.Wait()
+}
+
 // Stderr is what the gateway logged so far.
 func (g *Gateway) Stderr() string {
 	g.mu.Lock()
