@@ -238,7 +238,7 @@ func TestTooLargeSaysWhy(t *testing.T) {
 	if !errors.As(err, &he) || he.Status != 413 {
 		t.Fatalf("5 MB call: %v", err)
 	}
-	if he.Body != "request body exceeds the limit of 4194304 bytes (MaxRequestBytes)" {
+	if he.Body != "request body exceeds the limit of 4194304 bytes (gateway.max_request_bytes)" {
 		t.Errorf("message %q", err)
 	}
 }
