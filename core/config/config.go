@@ -8,7 +8,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
@@ -119,6 +121,12 @@ type Plugin struct {
 // Load reads, decodes and validates the config file at path.
 func Load(path string) (*Config, error) {
 	src, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) && !filepath.IsAbs(path) {
+		// An IDE starts its MCP servers in a directory of its own choosing.
+		if wd, werr := os.Getwd(); werr == nil {
+			return nil, fmt.Errorf("read config: %w (a relative path is taken from the working directory, %s; give an absolute path)", err, wd)
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("read config: %w", err)
 	}

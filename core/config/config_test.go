@@ -290,3 +290,18 @@ func TestMaxCallTimeout(t *testing.T) {
 		t.Errorf("MaxCallTimeout = %s, want 10m", c.Gateway.MaxCallTimeout)
 	}
 }
+
+// A relative config path that is not there names the directory it was looked
+// for in: an IDE starts MCP servers in a directory of its own choosing.
+func TestLoadMissingRelativeNamesTheDirectory(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	_, err := Load("toolgate.hcl")
+	if err == nil || !strings.Contains(err.Error(), "working directory, "+dir) || !strings.Contains(err.Error(), "absolute path") {
+		t.Errorf("Load of a missing relative path: %v", err)
+	}
+	_, err = Load(filepath.Join(dir, "missing.hcl"))
+	if err == nil || strings.Contains(err.Error(), "working directory") {
+		t.Errorf("Load of a missing absolute path: %v", err)
+	}
+}
