@@ -48,7 +48,10 @@ type Plugin struct {
 
 	Tools     []Tool
 	Resources []Resource
-	Prompts   []Prompt
+	// ResourceTemplates serve families of resources by URI template; a URI
+	// listed in Resources is read there first.
+	ResourceTemplates []ResourceTemplate
+	Prompts           []Prompt
 
 	// Config takes the plugin's `config {}` block as a struct (NewConfig) and
 	// describes it, so the gateway checks the operator's settings before the
@@ -167,6 +170,14 @@ func (p *Plugin) validate() error {
 			return fmt.Errorf("plugin %q: resource %q needs a URI and a Read function", p.Name, r.Def.Name)
 		}
 	}
+	for _, rt := range p.ResourceTemplates {
+		if rt.Read == nil {
+			return fmt.Errorf("plugin %q: resource template %q needs a Read function", p.Name, rt.Def.URITemplate)
+		}
+		if _, err := compileTemplate(rt.Def.URITemplate); err != nil {
+			return fmt.Errorf("plugin %q: %w", p.Name, err)
+		}
+	}
 	for _, pr := range p.Prompts {
 		if pr.Def.Name == "" || pr.Render == nil {
 			return fmt.Errorf("plugin %q: prompt %q needs a name and a Render function", p.Name, pr.Def.Name)
@@ -180,6 +191,7 @@ type backend struct {
 	p         *Plugin
 	tools     map[string]*Tool
 	resources map[string]*Resource
+	templates []*uriMatcher // in the order of p.ResourceTemplates
 	prompts   map[string]*Prompt
 }
 
@@ -195,6 +207,10 @@ func (p *Plugin) Backend() (protov1.Backend, error) {
 	for i := range p.Resources {
 		b.resources[p.Resources[i].Def.URI] = &p.Resources[i]
 	}
+	for _, rt := range p.ResourceTemplates {
+		m, _ := compileTemplate(rt.Def.URITemplate) // validate compiled it
+		b.templates = append(b.templates, m)
+	}
 	for i := range p.Prompts {
 		b.prompts[p.Prompts[i].Def.Name] = &p.Prompts[i]
 	}
@@ -208,7 +224,7 @@ func (b *backend) GetInfo(context.Context) (protov1.Info, error) {
 	return protov1.Info{
 		Name: b.p.Name, Version: b.p.Version, ProtocolMinor: protov1.ProtocolMinor,
 		Capabilities: protov1.Capabilities{
-			Tools: len(b.p.Tools) > 0, Resources: len(b.p.Resources) > 0,
+			Tools: len(b.p.Tools) > 0, Resources: len(b.p.Resources) > 0 || len(b.p.ResourceTemplates) > 0,
 			Prompts: len(b.p.Prompts) > 0, Progress: true,
 			Watch: true, Completions: b.p.Complete != nil,
 			// A handler may ask its caller; one that never does costs nothing.
@@ -299,15 +315,41 @@ func (b *backend) ListResources(context.Context) ([]protov1.Resource, error) {
 }
 
 func (b *backend) ListResourceTemplates(context.Context) ([]protov1.ResourceTemplate, error) {
-	return nil, nil
+	out := make([]protov1.ResourceTemplate, len(b.p.ResourceTemplates))
+	for i, t := range b.p.ResourceTemplates {
+		out[i] = t.Def
+	}
+	return out, nil
 }
 
 func (b *backend) ReadResource(ctx context.Context, uri string) ([]ResourceContents, error) {
-	r, ok := b.resources[uri]
-	if !ok {
-		return nil, protov1.NotFoundf("resource %q", uri)
+	if r, ok := b.resources[uri]; ok {
+		cs, err := r.Read(ctx, uri)
+		return fillContents(cs, uri, r.Def.MIMEType), err
 	}
-	return r.Read(ctx, uri)
+	for i, m := range b.templates {
+		if vars, ok := m.match(uri); ok {
+			t := &b.p.ResourceTemplates[i]
+			cs, err := t.Read(ctx, uri, vars)
+			return fillContents(cs, uri, t.Def.MIMEType), err
+		}
+	}
+	return nil, protov1.NotFoundf("resource %q", uri)
+}
+
+// fillContents gives contents a Read left without a URI or MIME type those
+// of the resource read: MCP requires the URI, and a client shows text whose
+// type it is not told as plain text.
+func fillContents(cs []ResourceContents, uri, mimeType string) []ResourceContents {
+	for i := range cs {
+		if cs[i].URI == "" {
+			cs[i].URI = uri
+		}
+		if cs[i].MIMEType == "" {
+			cs[i].MIMEType = mimeType
+		}
+	}
+	return cs
 }
 
 func (b *backend) ListPrompts(context.Context) ([]protov1.Prompt, error) {
