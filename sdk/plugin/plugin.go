@@ -302,8 +302,14 @@ func (b *backend) CallTool(ctx context.Context, req *protov1.CallRequest, events
 	if !ok {
 		return nil, protov1.NotFoundf("tool %q", req.Name)
 	}
-	return t.Handler(ctx, &Call{Name: req.Name, Arguments: req.Arguments, Meta: req.Meta,
+	res, err := t.Handler(ctx, &Call{Name: req.Name, Arguments: req.Arguments, Meta: req.Meta,
 		events: events, progress: req.WantProgress, peer: req.Peer})
+	if res == nil && err == nil {
+		// An empty success would tell the model the tool did its work; a
+		// handler that forgot its result is a bug, and a task says so too.
+		return nil, fmt.Errorf("tool %q returned no result", req.Name)
+	}
+	return res, err
 }
 
 func (b *backend) ListResources(context.Context) ([]protov1.Resource, error) {

@@ -234,3 +234,17 @@ func TestDefinitionErrors(t *testing.T) {
 		}
 	}
 }
+
+// A handler that returns neither a result nor an error has a bug: the model
+// is told the call failed, not that it succeeded with nothing to say.
+func TestNilResultIsAFailure(t *testing.T) {
+	b := plugintest.ServePlugin(t, &plugin.Plugin{Name: "forgetful", Tools: []plugin.Tool{
+		plugin.NewTool("save", "Save.", func(context.Context, *plugin.Call, struct{}) (*plugin.Result, error) {
+			return nil, nil
+		}),
+	}})
+	res, err := b.CallTool(context.Background(), &protov1.CallRequest{Name: "save"}, nil)
+	if err != nil || !res.IsError || len(res.Content) != 1 || res.Content[0].Text != `tool "save" returned no result` {
+		t.Fatalf("CallTool = %+v, %v; want an error result saying the tool returned no result", res, err)
+	}
+}
