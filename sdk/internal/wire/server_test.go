@@ -130,3 +130,30 @@ func TestHandlerOutlivingItsCallIsLogged(t *testing.T) {
 		t.Errorf("want one overrun warning, for stuck:\n%s", out)
 	}
 }
+
+// A Read or Render function's own error reaches the host in its own words,
+// without gRPC's "rpc error: code = Unknown desc =" framing.
+func TestPluginErrorsKeepTheirWords(t *testing.T) {
+	b, _ := serve(t, &plugin.Plugin{Name: "notes",
+		Resources: []plugin.Resource{{
+			Def: plugin.ResourceDef("notes://index", "index", "", "text/plain"),
+			Read: func(context.Context, string) ([]plugin.ResourceContents, error) {
+				return nil, errors.New("index file is corrupt")
+			},
+		}},
+		Prompts: []plugin.Prompt{{
+			Def: plugin.PromptDef("p", ""),
+			Render: func(context.Context, map[string]string) (*plugin.PromptResult, error) {
+				panic("render bug")
+			},
+		}},
+	}, 0)
+	_, err := b.ReadResource(context.Background(), "notes://index")
+	if err == nil || err.Error() != "index file is corrupt" || !errors.Is(err, wire.ErrPlugin) {
+		t.Errorf("ReadResource err = %v, want the plugin's own words, matching wire.ErrPlugin", err)
+	}
+	_, err = b.GetPrompt(context.Background(), "p", nil)
+	if err == nil || err.Error() != "plugin panicked in GetPrompt: render bug" {
+		t.Errorf("GetPrompt err = %v, want the panic in the plugin's words", err)
+	}
+}
