@@ -22,6 +22,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/toolgate/toolgate/sdk/protov1"
 )
@@ -130,7 +131,10 @@ func (c *Call) Progress(progress, total float64, message string) {
 }
 
 // Log sends a log message to the client (MCP logging); level is an MCP level
-// such as "info" or "warning", data any JSON-encodable value.
+// ("debug", "info", "notice", "warning", "error", "critical", "alert",
+// "emergency"; hclog's "trace", "warn" and "err" are read as their MCP
+// equivalents, in any case), data any JSON-encodable value. A level that is
+// none of these is sent as "info", and the plugin's log says so.
 func (c *Call) Log(level string, data any) {
 	if c.events == nil {
 		return
@@ -139,7 +143,27 @@ func (c *Call) Log(level string, data any) {
 	if err != nil {
 		b, _ = json.Marshal(fmt.Sprint(data))
 	}
-	c.events.Log(protov1.LogMessage{Level: level, Data: b})
+	c.events.Log(protov1.LogMessage{Level: mcpLevel(c.Name, level), Data: b})
+}
+
+// mcpLevel reads level as an MCP logging level. The gateway would send any
+// other word as "info", so a "warn" the author meant as a warning would reach
+// a client that asked for warnings only never at all.
+func mcpLevel(tool, level string) string {
+	l := strings.ToLower(level)
+	switch l {
+	case "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency":
+		return l
+	case "trace":
+		return "debug"
+	case "warn":
+		return "warning"
+	case "err":
+		return "error"
+	}
+	Logger().Warn("Call.Log: unknown level, sent as info", "tool", tool, "level", level,
+		"levels", "debug, info, notice, warning, error, critical, alert, emergency")
+	return "info"
 }
 
 // validate reports a definition an author got wrong, before the plugin serves.

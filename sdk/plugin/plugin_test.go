@@ -248,3 +248,31 @@ func TestNilResultIsAFailure(t *testing.T) {
 		t.Fatalf("CallTool = %+v, %v; want an error result saying the tool returned no result", res, err)
 	}
 }
+
+// MCP names its levels "warning" and "error"; hclog's "warn" and "err" (in
+// any case) must not reach a client as "info", below what it asked to see.
+func TestLogLevelsReachTheClientAsMCPLevels(t *testing.T) {
+	levels := []string{"warn", "WARNING", "err", "Error", "trace", "notice", "loud"}
+	b := plugintest.ServePlugin(t, &plugin.Plugin{Name: "logs", Tools: []plugin.Tool{
+		plugin.NewTool("log", "Log at every level.", func(_ context.Context, call *plugin.Call, _ struct{}) (*plugin.Result, error) {
+			for _, l := range levels {
+				call.Log(l, l)
+			}
+			return plugin.Text("logged"), nil
+		}),
+	}})
+	ev := &plugintest.Events{}
+	if _, err := b.CallTool(context.Background(), &protov1.CallRequest{Name: "log"}, ev); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"warning", "warning", "error", "error", "debug", "notice", "info"}
+	logs := ev.Logs()
+	if len(logs) != len(want) {
+		t.Fatalf("got %d log messages, want %d", len(logs), len(want))
+	}
+	for i, l := range logs {
+		if l.Level != want[i] {
+			t.Errorf("Log(%q) arrived at level %q, want %q", levels[i], l.Level, want[i])
+		}
+	}
+}
