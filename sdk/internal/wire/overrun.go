@@ -30,6 +30,6 @@ func (s *Server) watchOverrun(ctx context.Context, tool string, returned <-chan 
 	case <-returned:
 	case <-t.C:
 		s.Logger.Warn("tool handler still running after its call ended; it does not return when its ctx is done",
-			"tool", tool, "call_ended", context.Cause(ctx), "after", grace)
+			"tool", tool, "call_ended", context.Cause(ctx).Error(), "after", grace.String())
 	}
 }

@@ -126,7 +126,7 @@ func TestHandlerOutlivingItsCallIsLogged(t *testing.T) {
 	close(release)
 	<-returned
 	out := log.String()
-	if strings.Count(out, "still running") != 1 || !strings.Contains(out, `"tool":"stuck"`) {
+	if strings.Count(out, "still running") != 1 || !strings.Contains(out, `"tool":"stuck"`) || !strings.Contains(out, `"after":"50ms"`) {
 		t.Errorf("want one overrun warning, for stuck:\n%s", out)
 	}
 }
