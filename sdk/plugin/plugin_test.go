@@ -148,7 +148,7 @@ func TestConfigureReportsFieldPaths(t *testing.T) {
 	}{
 		{`{"url":"http://x","timeout":3}`, nil},
 		{`{"ulr":"http://x"}`, []protov1.FieldError{{Path: "ulr", Message: `unknown setting; did you mean "url"?`}}},
-		{`{"timeout":"soon"}`, []protov1.FieldError{{Path: "timeout", Message: "expected an integer, got a string"}}},
+		{`{"url":"http://x","timeout":"soon"}`, []protov1.FieldError{{Path: "timeout", Message: "expected an integer, got a string"}}},
 	}
 	for _, tt := range tests {
 		err := b.Configure(context.Background(), json.RawMessage(tt.config))

@@ -93,7 +93,7 @@ func NewRawTool(def protov1.Tool, fn func(ctx context.Context, call *Call) (*Res
 // decodeArgs decodes a call's arguments into A, defaults first, and words
 // what is wrong in the arguments' terms.
 func decodeArgs(raw json.RawMessage, into any) error {
-	problems := decodeObject(raw, into)
+	problems := decodeObject(raw, into, true)
 	if len(problems) == 0 {
 		return nil
 	}
