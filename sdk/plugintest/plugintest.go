@@ -8,6 +8,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
@@ -98,12 +100,14 @@ func ServeConfigured(t testing.TB, p *plugin.Plugin, config string) protov1.Back
 	b := ServePlugin(t, p)
 	if err := b.Configure(context.Background(), json.RawMessage(config)); err != nil {
 		var ce *protov1.ConfigError
-		if errors.As(err, &ce) {
-			for _, f := range ce.Fields {
-				t.Errorf("config %s: %s", f.Path, f.Message)
-			}
+		if !errors.As(err, &ce) {
+			t.Fatalf("configure plugin %q with %s: %v", p.Name, config, err)
 		}
-		t.Fatalf("configure plugin %q with %s: %v", p.Name, config, err)
+		var b strings.Builder
+		for _, f := range ce.Fields {
+			fmt.Fprintf(&b, "\n\tconfig.%s: %s", f.Path, f.Message)
+		}
+		t.Fatalf("plugin %q refused the config block %s:%s", p.Name, config, b.String())
 	}
 	return b
 }

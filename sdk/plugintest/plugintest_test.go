@@ -79,25 +79,22 @@ func TestServeConfiguredReportsRefusedSettings(t *testing.T) {
 		defer func() { _ = recover() }() // Fatalf ends the helper's goroutine path here
 		plugintest.ServeConfigured(rec, counter(&seen), `{"mx":5}`)
 	}()
-	if !rec.failed || len(rec.errors) != 1 || rec.errors[0] != `config mx: unknown setting; did you mean "max"?` {
-		t.Errorf("failed=%v errors=%q", rec.failed, rec.errors)
+	want := "plugin \"counter\" refused the config block {\"mx\":5}:\n\tconfig.mx: unknown setting; did you mean \"max\"?"
+	if !rec.failed || rec.fatal != want {
+		t.Errorf("failed=%v with %q, want %q", rec.failed, rec.fatal, want)
 	}
 }
 
 // recorder keeps what a helper reports instead of failing this test.
 type recorder struct {
 	testing.TB
-	errors []string
+	fatal  string
 	failed bool
 }
 
 func (r *recorder) Helper() {}
 
-func (r *recorder) Errorf(format string, args ...any) {
-	r.errors = append(r.errors, fmt.Sprintf(format, args...))
-}
-
 func (r *recorder) Fatalf(format string, args ...any) {
-	r.failed = true
+	r.failed, r.fatal = true, fmt.Sprintf(format, args...)
 	panic("fatal")
 }
