@@ -224,9 +224,15 @@ func TestElicitFormIsFlat(t *testing.T) {
 		t.Errorf("a flat form: %v", err)
 	}
 	for want, v := range map[string]any{
-		`field "home" is an object`:             struct{ Home address `json:"home"` }{},
-		`field "tags" is a list without an enum`: struct{ Tags []string `json:"tags"` }{},
-		`field "any" is any value`:               struct{ Any any `json:"any"` }{},
+		`field "home" is an object`: struct {
+			Home address `json:"home"`
+		}{},
+		`field "tags" is a list without an enum`: struct {
+			Tags []string `json:"tags"`
+		}{},
+		`field "any" is any value`: struct {
+			Any any `json:"any"`
+		}{},
 	} {
 		if _, err := plugin.ElicitForm("?", v); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("ElicitForm(%T) err = %v, want %q", v, err, want)
