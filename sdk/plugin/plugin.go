@@ -87,8 +87,9 @@ type Plugin struct {
 
 	// Tasks lets clients run any of the plugin's tools as an MCP task: the
 	// call answers at once with a task, the handler runs on, and the client
-	// asks for its state and result later (tasks.go). Such a handler gets a
-	// Call with no client: it cannot report progress or ask for sampling.
+	// asks for its state and result later (tasks.go). Such a handler cannot
+	// report progress; it may ask the client that made the task (Sample,
+	// Elicit, Roots) when that client declared it answers (taskinput.go).
 	Tasks bool
 }
 

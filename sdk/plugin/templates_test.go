@@ -86,3 +86,28 @@ func TestResourceTemplateDefinitionErrors(t *testing.T) {
 		t.Errorf("template without Read: err = %v", err)
 	}
 }
+
+// Completion is asked for a template the plugin lists, as for a prompt it
+// lists; another is not found rather than handed to Complete.
+func TestCompleteKnowsTheTemplates(t *testing.T) {
+	var asked []string
+	b := plugintest.ServePlugin(t, &plugin.Plugin{Name: "notes",
+		ResourceTemplates: []plugin.ResourceTemplate{
+			{Def: plugin.ResourceTemplateDef("notes://note/{id}", "note", "", ""), Read: echoVars}},
+		Complete: func(_ context.Context, req *plugin.CompleteRequest) (*plugin.Completion, error) {
+			asked = append(asked, req.ResourceTemplate+" "+req.Argument)
+			return &plugin.Completion{Values: []string{"1", "2"}}, nil
+		},
+	})
+	c := b.(protov1.Completer)
+	got, err := c.Complete(context.Background(), &protov1.CompleteRequest{ResourceTemplate: "notes://note/{id}", Argument: "id"})
+	if err != nil || len(got.Values) != 2 {
+		t.Fatalf("Complete = %+v, %v", got, err)
+	}
+	if _, err := c.Complete(context.Background(), &protov1.CompleteRequest{ResourceTemplate: "notes://tag/{t}", Argument: "t"}); !errors.Is(err, protov1.ErrNotFound) {
+		t.Errorf("unknown template: err = %v, want not found", err)
+	}
+	if len(asked) != 1 || asked[0] != "notes://note/{id} id" {
+		t.Errorf("Complete was asked %q", asked)
+	}
+}
