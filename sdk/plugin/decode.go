@@ -39,12 +39,16 @@ func decodeObject(raw json.RawMessage, v any, checkSchema bool) []problem {
 		if ps := unknownMembers(top, t); len(ps) > 0 {
 			return ps
 		}
-		filled, err := fillDefaults(top, t)
+		changed := false
+		filled, err := fillDefaults(top, t, &changed)
 		if err != nil {
 			return []problem{{message: err.Error()}}
 		}
-		if raw, err = json.Marshal(filled); err != nil {
-			return []problem{{message: err.Error()}}
+		// Most calls give every member or have no defaults: decode them as sent.
+		if changed {
+			if raw, err = json.Marshal(filled); err != nil {
+				return []problem{{message: err.Error()}}
+			}
 		}
 	}
 	var out []problem
@@ -101,7 +105,8 @@ func unknownMembers(top map[string]json.RawMessage, t reflect.Type) []problem {
 // leaves out, in objects nested in it too (a struct, a pointer to one, a list
 // of them): the schema shows those defaults at every depth, so a member left
 // out at any depth holds its default when the plugin reads it.
-func fillDefaults(obj map[string]json.RawMessage, t reflect.Type) (map[string]json.RawMessage, error) {
+// changed is set when a default was filled in anywhere.
+func fillDefaults(obj map[string]json.RawMessage, t reflect.Type, changed *bool) (map[string]json.RawMessage, error) {
 	out := make(map[string]json.RawMessage, len(obj))
 	for k, v := range obj {
 		out[k] = v
@@ -119,9 +124,10 @@ func fillDefaults(obj map[string]json.RawMessage, t reflect.Type) (map[string]js
 			if out[f.name], err = json.Marshal(d); err != nil {
 				return nil, err
 			}
+			*changed = true
 			continue
 		}
-		filled, err := fillNested(raw, f.sf.Type)
+		filled, err := fillNested(raw, f.sf.Type, changed)
 		if err != nil {
 			return nil, err
 		}
@@ -133,7 +139,7 @@ func fillDefaults(obj map[string]json.RawMessage, t reflect.Type) (map[string]js
 // fillNested fills the defaults of a member's value when its type holds
 // structs; anything else, or a value of the wrong shape, is left for
 // decoding to judge.
-func fillNested(raw json.RawMessage, t reflect.Type) (json.RawMessage, error) {
+func fillNested(raw json.RawMessage, t reflect.Type, changed *bool) (json.RawMessage, error) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
@@ -143,22 +149,29 @@ func fillNested(raw json.RawMessage, t reflect.Type) (json.RawMessage, error) {
 		if json.Unmarshal(raw, &obj) != nil || obj == nil {
 			return raw, nil
 		}
-		filled, err := fillDefaults(obj, t)
-		if err != nil {
-			return nil, err
+		here := false
+		filled, err := fillDefaults(obj, t, &here)
+		if err != nil || !here {
+			return raw, err
 		}
+		*changed = true
 		return json.Marshal(filled)
 	case t.Kind() == reflect.Slice && t.Elem().Kind() != reflect.Uint8:
 		var list []json.RawMessage
 		if json.Unmarshal(raw, &list) != nil || list == nil {
 			return raw, nil
 		}
+		here := false
 		for i := range list {
 			var err error
-			if list[i], err = fillNested(list[i], t.Elem()); err != nil {
+			if list[i], err = fillNested(list[i], t.Elem(), &here); err != nil {
 				return nil, err
 			}
 		}
+		if !here {
+			return raw, nil
+		}
+		*changed = true
 		return json.Marshal(list)
 	}
 	return raw, nil
