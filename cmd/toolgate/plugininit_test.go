@@ -23,7 +23,7 @@ func TestPluginInitBuildsTestsAndRuns(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "greeter")
 	r := tg(t, nil, "plugin", "init", "greeter", dir)
 	wantExit(t, r, 0, []string{`wrote plugin "greeter"`}, nil)
-	for _, f := range []string{"go.mod", "main.go", "main_test.go", "Makefile", "README.md", "toolgate.hcl"} {
+	for _, f := range []string{"go.mod", "main.go", "main_test.go", "Makefile", "README.md", "toolgate.hcl", ".gitignore"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Errorf("plugin init wrote no %s: %v", f, err)
 		}
