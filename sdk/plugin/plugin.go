@@ -21,9 +21,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
+	"github.com/toolgate/toolgate/sdk/internal/similar"
 	"github.com/toolgate/toolgate/sdk/protov1"
 )
 
@@ -396,9 +399,22 @@ func (b *backend) GetPrompt(ctx context.Context, name string, args map[string]st
 	if !ok {
 		return nil, protov1.NotFoundf("prompt %q", name)
 	}
-	for _, a := range p.Def.Arguments {
+	declared := make([]string, len(p.Def.Arguments))
+	for i, a := range p.Def.Arguments {
+		declared[i] = a.Name
 		if _, given := args[a.Name]; a.Required && !given {
 			return nil, protov1.InvalidArgumentf("prompt %q: argument %q is required", name, a.Name)
+		}
+	}
+	// A misspelt optional argument would be dropped without a word, and the
+	// prompt rendered as if it were not given; tools refuse it, so do prompts.
+	for _, given := range slices.Sorted(maps.Keys(args)) {
+		if !slices.Contains(declared, given) {
+			msg := fmt.Sprintf("prompt %q: unknown argument %q", name, given)
+			if near := similar.Nearest(given, declared); near != "" {
+				msg += fmt.Sprintf("; did you mean %q?", near)
+			}
+			return nil, protov1.InvalidArgumentf("%s", msg)
 		}
 	}
 	return p.Render(ctx, args)

@@ -276,3 +276,20 @@ func TestLogLevelsReachTheClientAsMCPLevels(t *testing.T) {
 		}
 	}
 }
+
+// A misspelt prompt argument is refused with the name meant, not dropped.
+func TestPromptRefusesUnknownArguments(t *testing.T) {
+	b := plugintest.ServePlugin(t, &plugin.Plugin{Name: "notes", Prompts: []plugin.Prompt{{
+		Def: plugin.PromptDef("summarize", "", plugin.PromptArgument{Name: "tag", Required: true}, plugin.PromptArgument{Name: "style"}),
+		Render: func(_ context.Context, args map[string]string) (*plugin.PromptResult, error) {
+			return &plugin.PromptResult{Messages: []plugin.PromptMessage{{Role: "user", Content: plugin.TextContent(args["style"])}}}, nil
+		},
+	}}})
+	_, err := b.GetPrompt(context.Background(), "summarize", map[string]string{"tag": "work", "stlye": "brief"})
+	if !errors.Is(err, protov1.ErrInvalidArgument) || !strings.HasPrefix(err.Error(), `prompt "summarize": unknown argument "stlye"; did you mean "style"?`) {
+		t.Errorf("err = %v, want an invalid argument naming stlye and style", err)
+	}
+	if _, err := b.GetPrompt(context.Background(), "summarize", map[string]string{"tag": "work", "style": "brief"}); err != nil {
+		t.Errorf("declared arguments: %v", err)
+	}
+}
