@@ -30,6 +30,7 @@ type scaffoldData struct {
 	Module     string // the new module's path
 	SDKDir     string // a clone's sdk directory for the replace; "" when published
 	SDKVersion string
+	Toolgate   string // the toolgate binary `make run` serves with
 }
 
 func pluginInitCmd() *cobra.Command {
@@ -58,7 +59,8 @@ this toolgate binary was built in, found next to it or above the current directo
 			if err != nil {
 				return err
 			}
-			data := scaffoldData{Name: name, Module: module, SDKDir: sdk, SDKVersion: "v0.0.0-00010101000000-000000000000"}
+			data := scaffoldData{Name: name, Module: module, SDKDir: sdk, SDKVersion: "v0.0.0-00010101000000-000000000000",
+				Toolgate: toolgateFor(self(), sdk)}
 			if err := writeScaffold(dir, data); err != nil {
 				return err
 			}
@@ -116,6 +118,28 @@ func findSDK(given string) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("cannot find the toolgate SDK (module %s is not published yet): pass --sdk with the sdk directory of a toolgate clone", sdkModule)
+}
+
+// toolgateFor is the toolgate binary the new module's Makefile serves with:
+// this one when it was built in the clone whose SDK the module uses (a
+// fresh clone's bin/toolgate is on no PATH), else whichever PATH finds.
+func toolgateFor(exe, sdkDir string) string {
+	if exe == "" || filepath.Dir(filepath.Dir(exe)) != filepath.Dir(sdkDir) || strings.ContainsAny(exe, " \t$'\"#") {
+		return "toolgate"
+	}
+	return exe
+}
+
+// self is this binary's path with symlinks resolved, or "".
+func self() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	if exe, err = filepath.EvalSymlinks(exe); err != nil {
+		return ""
+	}
+	return exe
 }
 
 // isSDK reports whether dir holds the SDK module.

@@ -23,7 +23,7 @@ func TestPluginInitBuildsTestsAndRuns(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "greeter")
 	r := tg(t, nil, "plugin", "init", "greeter", dir)
 	wantExit(t, r, 0, []string{`wrote plugin "greeter"`}, nil)
-	for _, f := range []string{"go.mod", "main.go", "main_test.go", "Makefile", "README.md", "toolgate.hcl"} {
+	for _, f := range []string{"go.mod", "main.go", "main_test.go", "Makefile", "README.md", "toolgate.hcl", ".gitignore"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Errorf("plugin init wrote no %s: %v", f, err)
 		}
@@ -57,6 +57,35 @@ func TestPluginInitBuildsTestsAndRuns(t *testing.T) {
 	}
 	r = tg(t, nil, "call", "x_greeter_greet", "--arg", "name=Ada", "--url", gw.URL)
 	wantExit(t, r, 0, []string{"Hello, Ada!"}, nil)
+
+	// The README's call without a server, and the gateway's own state kept
+	// beside the plugin rather than in the user's.
+	r = tg(t, nil, "call", "--config", filepath.Join(dir, "toolgate.hcl"), "x_greeter_greet", "--arg", "name=Bo")
+	wantExit(t, r, 0, []string{"Hello, Bo!"}, nil)
+	if _, err := os.Stat(filepath.Join(dir, ".toolgate")); err != nil {
+		t.Errorf("toolgate.hcl's state_dir was not used: %v", err)
+	}
+	mkfile, _ := os.ReadFile(filepath.Join(dir, "Makefile"))
+	if !strings.Contains(string(mkfile), "TOOLGATE ?= toolgate\n") {
+		t.Errorf("a toolgate built outside the clone should leave make run to PATH:\n%s", mkfile)
+	}
+}
+
+// make run serves with the toolgate that wrote the module when it sits in
+// the clone whose SDK the module builds against: a fresh clone's
+// bin/toolgate is on no PATH.
+func TestScaffoldServesWithTheClonesToolgate(t *testing.T) {
+	for _, tt := range []struct{ exe, sdk, want string }{
+		{"/src/toolgate/bin/toolgate", "/src/toolgate/sdk", "/src/toolgate/bin/toolgate"},
+		{"/usr/local/bin/toolgate", "/src/toolgate/sdk", "toolgate"},
+		{"/tmp/go-build1/exe/toolgate", "/src/toolgate/sdk", "toolgate"},
+		{"/my src/bin/toolgate", "/my src/sdk", "toolgate"}, // make would split it
+		{"", "/src/toolgate/sdk", "toolgate"},
+	} {
+		if got := toolgateFor(tt.exe, tt.sdk); got != tt.want {
+			t.Errorf("toolgateFor(%q, %q) = %q, want %q", tt.exe, tt.sdk, got, tt.want)
+		}
+	}
 }
 
 func TestPluginInitRefuses(t *testing.T) {

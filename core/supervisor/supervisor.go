@@ -275,6 +275,7 @@ func (s *Supervisor) callOnce(ctx context.Context, p *process, req *protov1.Call
 	callCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	defer context.AfterFunc(p.gone, cancel)()
+	mark := p.StderrMark()
 	res, err := p.CallTool(callCtx, req, events)
 	if err == nil || ctx.Err() != nil {
 		return res, err
@@ -292,7 +293,7 @@ func (s *Supervisor) callOnce(ctx context.Context, p *process, req *protov1.Call
 		if reason, ok := p.stopReason(); ok {
 			return nil, &StoppedError{Plugin: s.spec.Name, Tool: req.Name, Reason: reason}
 		}
-		return nil, &CrashError{Plugin: s.spec.Name, Tool: req.Name, Status: p.ExitStatus(), Stderr: p.Stderr()}
+		return nil, &CrashError{Plugin: s.spec.Name, Tool: req.Name, Status: p.ExitStatus(), Stderr: p.StderrSince(mark)}
 	default:
 		return nil, fmt.Errorf("plugin %q failed the call to %s: %w", s.spec.Name, req.Name, err)
 	}

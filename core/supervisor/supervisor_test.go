@@ -182,6 +182,26 @@ func TestCrashEndsInFlightCallAndRestarts(t *testing.T) {
 	}
 }
 
+// A crash report quotes what the plugin wrote during the call that died
+// with it, not what an earlier call wrote: that told the model a recovered
+// panic of a call long done had killed this one.
+func TestCrashQuotesOnlyTheCallsStderr(t *testing.T) {
+	h := run(t, Spec{AutoStart: true}, fast)
+	waitState(t, h.sup, Running, 10*time.Second)
+	if _, err := call(context.Background(), h.sup, "log", `{"text":"earlier call"}`, false); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond) // the relay has the lines in the tail
+	_, err := call(context.Background(), h.sup, "exit", `{"code":3}`, false)
+	var crash *CrashError
+	if !errors.As(err, &crash) || crash.Status != "exit status 3" {
+		t.Fatalf("call that exits: %v", err)
+	}
+	if strings.Contains(err.Error(), "earlier call") || len(crash.Stderr) != 0 {
+		t.Errorf("crash quotes stderr of an earlier call: %v", err)
+	}
+}
+
 func TestReadOnlyCallIsRetriedAfterCrash(t *testing.T) {
 	h := run(t, Spec{AutoStart: true}, fast)
 	st := waitState(t, h.sup, Running, 10*time.Second)

@@ -142,7 +142,7 @@ type CrashError struct {
 	Plugin string
 	Tool   string
 	Status string   // "exit status 1", "killed by signal SIGKILL"
-	Stderr []string // the plugin's last stderr lines
+	Stderr []string // what the plugin wrote to stderr during the call
 }
 
 func (e *CrashError) Error() string {

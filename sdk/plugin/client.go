@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sort"
 
 	"github.com/toolgate/toolgate/sdk/protov1"
 )
@@ -139,7 +140,51 @@ func ElicitForm(message string, v any) (ElicitRequest, error) {
 	if err != nil {
 		return ElicitRequest{}, fmt.Errorf("elicitation form: %w", err)
 	}
+	if err := flatForm(schema); err != nil {
+		return ElicitRequest{}, fmt.Errorf("elicitation form: %w", err)
+	}
 	return ElicitRequest{Message: message, RequestedSchema: schema}, nil
+}
+
+// flatForm refuses a form MCP does not allow: its fields must be strings,
+// numbers, integers, booleans or enums, or lists of string enums (a
+// multiple choice). A client would refuse a nested object only when the
+// user is already waiting.
+func flatForm(schema json.RawMessage) error {
+	var s struct {
+		Properties map[string]struct {
+			Type  string `json:"type"`
+			Items *struct {
+				Enum []any `json:"enum"`
+			} `json:"items"`
+		} `json:"properties"`
+	}
+	if err := json.Unmarshal(schema, &s); err != nil {
+		return err
+	}
+	names := make([]string, 0, len(s.Properties))
+	for name := range s.Properties {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		p := s.Properties[name]
+		switch {
+		case p.Type == "string" || p.Type == "number" || p.Type == "integer" || p.Type == "boolean":
+		case p.Type == "array" && p.Items != nil && len(p.Items.Enum) > 0:
+		default:
+			kind := p.Type
+			if kind == "" {
+				kind = "any value"
+			} else if kind == "array" {
+				kind = "a list without an enum"
+			} else {
+				kind = "an " + kind
+			}
+			return fmt.Errorf("field %q is %s; a form takes strings, numbers, booleans and enums, and lists of string enums", name, kind)
+		}
+	}
+	return nil
 }
 
 // ElicitURL is a URL-mode request: the client shows the user the URL.

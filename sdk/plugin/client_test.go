@@ -205,3 +205,37 @@ func FuzzSamplingBlocks(f *testing.F) {
 		}
 	})
 }
+
+// MCP forms are flat: a field a client cannot show is refused where the
+// form is made, not when the user is waiting for it.
+func TestElicitFormIsFlat(t *testing.T) {
+	type address struct {
+		City string `json:"city"`
+	}
+	good := struct {
+		Name   string   `json:"name"`
+		Age    int      `json:"age,omitempty"`
+		Ratio  float64  `json:"ratio,omitempty"`
+		OK     bool     `json:"ok"`
+		Colour string   `json:"colour" enum:"red,blue"`
+		Tags   []string `json:"tags,omitempty" enum:"a,b"`
+	}{}
+	if _, err := plugin.ElicitForm("ok?", good); err != nil {
+		t.Errorf("a flat form: %v", err)
+	}
+	for want, v := range map[string]any{
+		`field "home" is an object`: struct {
+			Home address `json:"home"`
+		}{},
+		`field "tags" is a list without an enum`: struct {
+			Tags []string `json:"tags"`
+		}{},
+		`field "any" is any value`: struct {
+			Any any `json:"any"`
+		}{},
+	} {
+		if _, err := plugin.ElicitForm("?", v); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ElicitForm(%T) err = %v, want %q", v, err, want)
+		}
+	}
+}

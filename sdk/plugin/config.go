@@ -19,14 +19,16 @@ type Config struct {
 
 // NewConfig takes the config block as a C, a struct with json tags. Its
 // schema is derived as a tool's arguments' is (description, enum and default
-// tags, embedded structs flattened); the block is decoded with DecodeConfig,
-// and fn gets the result before any call.
+// tags, embedded structs flattened); the block is decoded as DecodeConfig
+// does and also checked against that schema (required settings, enum
+// values), the check `toolgate config validate` makes ahead, and fn gets
+// the result before any call.
 func NewConfig[C any](fn func(ctx context.Context, cfg C) error) *Config {
 	var zero C
 	return &Config{Schema: mustSchema(zero), Configure: func(ctx context.Context, raw json.RawMessage) error {
 		var cfg C
-		if err := DecodeConfig(raw, &cfg); err != nil {
-			return err
+		if problems := decodeObject(raw, &cfg, true); len(problems) > 0 {
+			return configError(problems)
 		}
 		return fn(ctx, cfg)
 	}}
@@ -40,11 +42,21 @@ var noConfigSchema = json.RawMessage(`{"type":"object","properties":{},"addition
 // with json tags): fields with a `default:"..."` tag start with that value,
 // and unknown or mistyped settings come back as a *ConfigError whose paths
 // the host maps to the operator's file:line:col.
+//
+// It does not check what only the schema says (required settings, enum
+// values): a plugin with a Configure of its own checks those itself, so it
+// can report them with everything else it finds wrong. NewConfig does check
+// them.
 func DecodeConfig(raw json.RawMessage, v any) error {
-	problems := decodeObject(raw, v)
+	problems := decodeObject(raw, v, false)
 	if len(problems) == 0 {
 		return nil
 	}
+	return configError(problems)
+}
+
+// configError words decoding problems as settings of a config block.
+func configError(problems []problem) error {
 	ce := &ConfigError{}
 	for _, p := range problems {
 		msg := p.message

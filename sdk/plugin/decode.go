@@ -22,8 +22,10 @@ type problem struct {
 
 // decodeObject decodes a JSON object (empty or null means {}) into v, a
 // pointer to a struct or map: first the defaults of v's fields, then raw over
-// them, so a member the caller left out holds its `default:"..."`.
-func decodeObject(raw json.RawMessage, v any) []problem {
+// them, so a member the caller left out holds its `default:"..."`. With
+// checkSchema it also reports what the schema derived from v refuses and
+// decoding alone lets through (schemaProblems).
+func decodeObject(raw json.RawMessage, v any, checkSchema bool) []problem {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 		raw = []byte("{}")
@@ -37,21 +39,36 @@ func decodeObject(raw json.RawMessage, v any) []problem {
 		if ps := unknownMembers(top, t); len(ps) > 0 {
 			return ps
 		}
-		if err := applyDefaults(t, v); err != nil {
+		changed := false
+		filled, err := fillDefaults(top, t, &changed)
+		if err != nil {
 			return []problem{{message: err.Error()}}
 		}
+		// Most calls give every member or have no defaults: decode them as sent.
+		if changed {
+			if raw, err = json.Marshal(filled); err != nil {
+				return []problem{{message: err.Error()}}
+			}
+		}
 	}
+	var out []problem
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
-	err := dec.Decode(v)
-	if err == nil {
-		return nil
+	if err := dec.Decode(v); err != nil {
+		var typeErr *json.UnmarshalTypeError
+		if !errors.As(err, &typeErr) {
+			return []problem{{message: err.Error()}}
+		}
+		out = append(out, problem{path: typeErr.Field, message: fmt.Sprintf("expected %s, got %s", typeWords(typeErr.Type), valueWords(typeErr.Value))})
 	}
-	var typeErr *json.UnmarshalTypeError
-	if errors.As(err, &typeErr) {
-		return []problem{{path: typeErr.Field, message: fmt.Sprintf("expected %s, got %s", typeWords(typeErr.Type), valueWords(typeErr.Value))}}
+	if t != nil && checkSchema {
+		for _, p := range schemaProblems(top, t, "") {
+			if len(out) == 0 || p.path != out[0].path {
+				out = append(out, p)
+			}
+		}
 	}
-	return []problem{{message: err.Error()}}
+	return out
 }
 
 func structType(v any) reflect.Type {
@@ -84,27 +101,80 @@ func unknownMembers(top map[string]json.RawMessage, t reflect.Type) []problem {
 	return out
 }
 
-// applyDefaults sets every field of t with a `default:"..."` tag in v.
-func applyDefaults(t reflect.Type, v any) error {
-	defaults := map[string]any{}
+// fillDefaults returns obj with the `default:"..."` of every field of t it
+// leaves out, in objects nested in it too (a struct, a pointer to one, a list
+// of them): the schema shows those defaults at every depth, so a member left
+// out at any depth holds its default when the plugin reads it.
+// changed is set when a default was filled in anywhere.
+func fillDefaults(obj map[string]json.RawMessage, t reflect.Type, changed *bool) (map[string]json.RawMessage, error) {
+	out := make(map[string]json.RawMessage, len(obj))
+	for k, v := range obj {
+		out[k] = v
+	}
 	for _, f := range fieldsOf(t) {
-		if _, ok := f.sf.Tag.Lookup("default"); !ok {
+		raw, given := out[f.name]
+		if !given {
+			if _, ok := f.sf.Tag.Lookup("default"); !ok {
+				continue
+			}
+			d, err := defaultOf(f.sf)
+			if err != nil {
+				return nil, err
+			}
+			if out[f.name], err = json.Marshal(d); err != nil {
+				return nil, err
+			}
+			*changed = true
 			continue
 		}
-		d, err := defaultOf(f.sf)
+		filled, err := fillNested(raw, f.sf.Type, changed)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		defaults[f.name] = d
+		out[f.name] = filled
 	}
-	if len(defaults) == 0 {
-		return nil
+	return out, nil
+}
+
+// fillNested fills the defaults of a member's value when its type holds
+// structs; anything else, or a value of the wrong shape, is left for
+// decoding to judge.
+func fillNested(raw json.RawMessage, t reflect.Type, changed *bool) (json.RawMessage, error) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
 	}
-	b, err := json.Marshal(defaults)
-	if err != nil {
-		return err
+	switch {
+	case t.Kind() == reflect.Struct && t != timeType:
+		var obj map[string]json.RawMessage
+		if json.Unmarshal(raw, &obj) != nil || obj == nil {
+			return raw, nil
+		}
+		here := false
+		filled, err := fillDefaults(obj, t, &here)
+		if err != nil || !here {
+			return raw, err
+		}
+		*changed = true
+		return json.Marshal(filled)
+	case t.Kind() == reflect.Slice && t.Elem().Kind() != reflect.Uint8:
+		var list []json.RawMessage
+		if json.Unmarshal(raw, &list) != nil || list == nil {
+			return raw, nil
+		}
+		here := false
+		for i := range list {
+			var err error
+			if list[i], err = fillNested(list[i], t.Elem(), &here); err != nil {
+				return nil, err
+			}
+		}
+		if !here {
+			return raw, nil
+		}
+		*changed = true
+		return json.Marshal(list)
 	}
-	return json.Unmarshal(b, v)
+	return raw, nil
 }
 
 // typeWords names what a Go type accepts in JSON's words.

@@ -21,8 +21,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
+	"strings"
 
+	"github.com/toolgate/toolgate/sdk/internal/similar"
 	"github.com/toolgate/toolgate/sdk/protov1"
 )
 
@@ -48,7 +52,10 @@ type Plugin struct {
 
 	Tools     []Tool
 	Resources []Resource
-	Prompts   []Prompt
+	// ResourceTemplates serve families of resources by URI template; a URI
+	// listed in Resources is read there first.
+	ResourceTemplates []ResourceTemplate
+	Prompts           []Prompt
 
 	// Config takes the plugin's `config {}` block as a struct (NewConfig) and
 	// describes it, so the gateway checks the operator's settings before the
@@ -83,8 +90,9 @@ type Plugin struct {
 
 	// Tasks lets clients run any of the plugin's tools as an MCP task: the
 	// call answers at once with a task, the handler runs on, and the client
-	// asks for its state and result later (tasks.go). Such a handler gets a
-	// Call with no client: it cannot report progress or ask for sampling.
+	// asks for its state and result later (tasks.go). Such a handler cannot
+	// report progress; it may ask the client that made the task (Sample,
+	// Elicit, Roots) when that client declared it answers (taskinput.go).
 	Tasks bool
 }
 
@@ -127,7 +135,10 @@ func (c *Call) Progress(progress, total float64, message string) {
 }
 
 // Log sends a log message to the client (MCP logging); level is an MCP level
-// such as "info" or "warning", data any JSON-encodable value.
+// ("debug", "info", "notice", "warning", "error", "critical", "alert",
+// "emergency"; hclog's "trace", "warn" and "err" are read as their MCP
+// equivalents, in any case), data any JSON-encodable value. A level that is
+// none of these is sent as "info", and the plugin's log says so.
 func (c *Call) Log(level string, data any) {
 	if c.events == nil {
 		return
@@ -136,7 +147,27 @@ func (c *Call) Log(level string, data any) {
 	if err != nil {
 		b, _ = json.Marshal(fmt.Sprint(data))
 	}
-	c.events.Log(protov1.LogMessage{Level: level, Data: b})
+	c.events.Log(protov1.LogMessage{Level: mcpLevel(c.Name, level), Data: b})
+}
+
+// mcpLevel reads level as an MCP logging level. The gateway would send any
+// other word as "info", so a "warn" the author meant as a warning would reach
+// a client that asked for warnings only never at all.
+func mcpLevel(tool, level string) string {
+	l := strings.ToLower(level)
+	switch l {
+	case "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency":
+		return l
+	case "trace":
+		return "debug"
+	case "warn":
+		return "warning"
+	case "err":
+		return "error"
+	}
+	Logger().Warn("Call.Log: unknown level, sent as info", "tool", tool, "level", level,
+		"levels", "debug, info, notice, warning, error, critical, alert, emergency")
+	return "info"
 }
 
 // validate reports a definition an author got wrong, before the plugin serves.
@@ -167,6 +198,14 @@ func (p *Plugin) validate() error {
 			return fmt.Errorf("plugin %q: resource %q needs a URI and a Read function", p.Name, r.Def.Name)
 		}
 	}
+	for _, rt := range p.ResourceTemplates {
+		if rt.Read == nil {
+			return fmt.Errorf("plugin %q: resource template %q needs a Read function", p.Name, rt.Def.URITemplate)
+		}
+		if _, err := compileTemplate(rt.Def.URITemplate); err != nil {
+			return fmt.Errorf("plugin %q: %w", p.Name, err)
+		}
+	}
 	for _, pr := range p.Prompts {
 		if pr.Def.Name == "" || pr.Render == nil {
 			return fmt.Errorf("plugin %q: prompt %q needs a name and a Render function", p.Name, pr.Def.Name)
@@ -180,6 +219,7 @@ type backend struct {
 	p         *Plugin
 	tools     map[string]*Tool
 	resources map[string]*Resource
+	templates []*uriMatcher // in the order of p.ResourceTemplates
 	prompts   map[string]*Prompt
 }
 
@@ -195,6 +235,10 @@ func (p *Plugin) Backend() (protov1.Backend, error) {
 	for i := range p.Resources {
 		b.resources[p.Resources[i].Def.URI] = &p.Resources[i]
 	}
+	for _, rt := range p.ResourceTemplates {
+		m, _ := compileTemplate(rt.Def.URITemplate) // validate compiled it
+		b.templates = append(b.templates, m)
+	}
 	for i := range p.Prompts {
 		b.prompts[p.Prompts[i].Def.Name] = &p.Prompts[i]
 	}
@@ -208,7 +252,7 @@ func (b *backend) GetInfo(context.Context) (protov1.Info, error) {
 	return protov1.Info{
 		Name: b.p.Name, Version: b.p.Version, ProtocolMinor: protov1.ProtocolMinor,
 		Capabilities: protov1.Capabilities{
-			Tools: len(b.p.Tools) > 0, Resources: len(b.p.Resources) > 0,
+			Tools: len(b.p.Tools) > 0, Resources: len(b.p.Resources) > 0 || len(b.p.ResourceTemplates) > 0,
 			Prompts: len(b.p.Prompts) > 0, Progress: true,
 			Watch: true, Completions: b.p.Complete != nil,
 			// A handler may ask its caller; one that never does costs nothing.
@@ -286,8 +330,14 @@ func (b *backend) CallTool(ctx context.Context, req *protov1.CallRequest, events
 	if !ok {
 		return nil, protov1.NotFoundf("tool %q", req.Name)
 	}
-	return t.Handler(ctx, &Call{Name: req.Name, Arguments: req.Arguments, Meta: req.Meta,
+	res, err := t.Handler(ctx, &Call{Name: req.Name, Arguments: req.Arguments, Meta: req.Meta,
 		events: events, progress: req.WantProgress, peer: req.Peer})
+	if res == nil && err == nil {
+		// An empty success would tell the model the tool did its work; a
+		// handler that forgot its result is a bug, and a task says so too.
+		return nil, fmt.Errorf("tool %q returned no result", req.Name)
+	}
+	return res, err
 }
 
 func (b *backend) ListResources(context.Context) ([]protov1.Resource, error) {
@@ -299,15 +349,41 @@ func (b *backend) ListResources(context.Context) ([]protov1.Resource, error) {
 }
 
 func (b *backend) ListResourceTemplates(context.Context) ([]protov1.ResourceTemplate, error) {
-	return nil, nil
+	out := make([]protov1.ResourceTemplate, len(b.p.ResourceTemplates))
+	for i, t := range b.p.ResourceTemplates {
+		out[i] = t.Def
+	}
+	return out, nil
 }
 
 func (b *backend) ReadResource(ctx context.Context, uri string) ([]ResourceContents, error) {
-	r, ok := b.resources[uri]
-	if !ok {
-		return nil, protov1.NotFoundf("resource %q", uri)
+	if r, ok := b.resources[uri]; ok {
+		cs, err := r.Read(ctx, uri)
+		return fillContents(cs, uri, r.Def.MIMEType), err
 	}
-	return r.Read(ctx, uri)
+	for i, m := range b.templates {
+		if vars, ok := m.match(uri); ok {
+			t := &b.p.ResourceTemplates[i]
+			cs, err := t.Read(ctx, uri, vars)
+			return fillContents(cs, uri, t.Def.MIMEType), err
+		}
+	}
+	return nil, protov1.NotFoundf("resource %q", uri)
+}
+
+// fillContents gives contents a Read left without a URI or MIME type those
+// of the resource read: MCP requires the URI, and a client shows text whose
+// type it is not told as plain text.
+func fillContents(cs []ResourceContents, uri, mimeType string) []ResourceContents {
+	for i := range cs {
+		if cs[i].URI == "" {
+			cs[i].URI = uri
+		}
+		if cs[i].MIMEType == "" {
+			cs[i].MIMEType = mimeType
+		}
+	}
+	return cs
 }
 
 func (b *backend) ListPrompts(context.Context) ([]protov1.Prompt, error) {
@@ -323,9 +399,22 @@ func (b *backend) GetPrompt(ctx context.Context, name string, args map[string]st
 	if !ok {
 		return nil, protov1.NotFoundf("prompt %q", name)
 	}
-	for _, a := range p.Def.Arguments {
+	declared := make([]string, len(p.Def.Arguments))
+	for i, a := range p.Def.Arguments {
+		declared[i] = a.Name
 		if _, given := args[a.Name]; a.Required && !given {
 			return nil, protov1.InvalidArgumentf("prompt %q: argument %q is required", name, a.Name)
+		}
+	}
+	// A misspelt optional argument would be dropped without a word, and the
+	// prompt rendered as if it were not given; tools refuse it, so do prompts.
+	for _, given := range slices.Sorted(maps.Keys(args)) {
+		if !slices.Contains(declared, given) {
+			msg := fmt.Sprintf("prompt %q: unknown argument %q", name, given)
+			if near := similar.Nearest(given, declared); near != "" {
+				msg += fmt.Sprintf("; did you mean %q?", near)
+			}
+			return nil, protov1.InvalidArgumentf("%s", msg)
 		}
 	}
 	return p.Render(ctx, args)

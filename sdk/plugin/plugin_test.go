@@ -148,7 +148,7 @@ func TestConfigureReportsFieldPaths(t *testing.T) {
 	}{
 		{`{"url":"http://x","timeout":3}`, nil},
 		{`{"ulr":"http://x"}`, []protov1.FieldError{{Path: "ulr", Message: `unknown setting; did you mean "url"?`}}},
-		{`{"timeout":"soon"}`, []protov1.FieldError{{Path: "timeout", Message: "expected an integer, got a string"}}},
+		{`{"url":"http://x","timeout":"soon"}`, []protov1.FieldError{{Path: "timeout", Message: "expected an integer, got a string"}}},
 	}
 	for _, tt := range tests {
 		err := b.Configure(context.Background(), json.RawMessage(tt.config))
@@ -232,5 +232,64 @@ func TestDefinitionErrors(t *testing.T) {
 		if _, err := p.Backend(); err == nil {
 			t.Errorf("%s: no error", name)
 		}
+	}
+}
+
+// A handler that returns neither a result nor an error has a bug: the model
+// is told the call failed, not that it succeeded with nothing to say.
+func TestNilResultIsAFailure(t *testing.T) {
+	b := plugintest.ServePlugin(t, &plugin.Plugin{Name: "forgetful", Tools: []plugin.Tool{
+		plugin.NewTool("save", "Save.", func(context.Context, *plugin.Call, struct{}) (*plugin.Result, error) {
+			return nil, nil
+		}),
+	}})
+	res, err := b.CallTool(context.Background(), &protov1.CallRequest{Name: "save"}, nil)
+	if err != nil || !res.IsError || len(res.Content) != 1 || res.Content[0].Text != `tool "save" returned no result` {
+		t.Fatalf("CallTool = %+v, %v; want an error result saying the tool returned no result", res, err)
+	}
+}
+
+// MCP names its levels "warning" and "error"; hclog's "warn" and "err" (in
+// any case) must not reach a client as "info", below what it asked to see.
+func TestLogLevelsReachTheClientAsMCPLevels(t *testing.T) {
+	levels := []string{"warn", "WARNING", "err", "Error", "trace", "notice", "loud"}
+	b := plugintest.ServePlugin(t, &plugin.Plugin{Name: "logs", Tools: []plugin.Tool{
+		plugin.NewTool("log", "Log at every level.", func(_ context.Context, call *plugin.Call, _ struct{}) (*plugin.Result, error) {
+			for _, l := range levels {
+				call.Log(l, l)
+			}
+			return plugin.Text("logged"), nil
+		}),
+	}})
+	ev := &plugintest.Events{}
+	if _, err := b.CallTool(context.Background(), &protov1.CallRequest{Name: "log"}, ev); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"warning", "warning", "error", "error", "debug", "notice", "info"}
+	logs := ev.Logs()
+	if len(logs) != len(want) {
+		t.Fatalf("got %d log messages, want %d", len(logs), len(want))
+	}
+	for i, l := range logs {
+		if l.Level != want[i] {
+			t.Errorf("Log(%q) arrived at level %q, want %q", levels[i], l.Level, want[i])
+		}
+	}
+}
+
+// A misspelt prompt argument is refused with the name meant, not dropped.
+func TestPromptRefusesUnknownArguments(t *testing.T) {
+	b := plugintest.ServePlugin(t, &plugin.Plugin{Name: "notes", Prompts: []plugin.Prompt{{
+		Def: plugin.PromptDef("summarize", "", plugin.PromptArgument{Name: "tag", Required: true}, plugin.PromptArgument{Name: "style"}),
+		Render: func(_ context.Context, args map[string]string) (*plugin.PromptResult, error) {
+			return &plugin.PromptResult{Messages: []plugin.PromptMessage{{Role: "user", Content: plugin.TextContent(args["style"])}}}, nil
+		},
+	}}})
+	_, err := b.GetPrompt(context.Background(), "summarize", map[string]string{"tag": "work", "stlye": "brief"})
+	if !errors.Is(err, protov1.ErrInvalidArgument) || !strings.HasPrefix(err.Error(), `prompt "summarize": unknown argument "stlye"; did you mean "style"?`) {
+		t.Errorf("err = %v, want an invalid argument naming stlye and style", err)
+	}
+	if _, err := b.GetPrompt(context.Background(), "summarize", map[string]string{"tag": "work", "style": "brief"}); err != nil {
+		t.Errorf("declared arguments: %v", err)
 	}
 }

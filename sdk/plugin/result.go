@@ -1,6 +1,7 @@
 package plugin
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 
@@ -18,11 +19,17 @@ func Errorf(format string, args ...any) *Result {
 }
 
 // JSON is a result whose structured content is v; text is the human-readable
-// rendering (when empty, the indented JSON of v).
+// rendering (when empty, the indented JSON of v). MCP wants structured
+// content to be an object: v must encode as one (a struct, a map), so a list
+// goes in a field, e.g. map[string]any{"items": list}. Anything else is an
+// error here rather than a result MCP clients refuse.
 func JSON(v any, text string) (*Result, error) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return nil, fmt.Errorf("encode structured result: %w", err)
+	}
+	if t := bytes.TrimSpace(b); len(t) == 0 || t[0] != '{' {
+		return nil, fmt.Errorf("structured result must be a JSON object, not %s (%T): put it in a field, e.g. map[string]any{\"items\": v}", jsonKind(t), v)
 	}
 	if text == "" {
 		pretty, _ := json.MarshalIndent(v, "", "  ")

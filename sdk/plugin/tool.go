@@ -26,6 +26,14 @@ func Destructive() ToolOption {
 	return func(t *protov1.Tool) { t.Annotations.ReadOnly, t.Annotations.Destructive = ptr(false), ptr(true) }
 }
 
+// Additive marks a tool that changes things but only adds to them (creates a
+// note, appends a line): not read-only, and not destructive. MCP counts a
+// tool that is not read-only as destructive unless told otherwise, so a tool
+// with neither option is shown to clients as one that may destroy data.
+func Additive() ToolOption {
+	return func(t *protov1.Tool) { t.Annotations.ReadOnly, t.Annotations.Destructive = ptr(false), ptr(false) }
+}
+
 // Idempotent marks a tool that can be repeated with the same effect.
 func Idempotent() ToolOption { return func(t *protov1.Tool) { t.Annotations.Idempotent = ptr(true) } }
 
@@ -85,7 +93,7 @@ func NewRawTool(def protov1.Tool, fn func(ctx context.Context, call *Call) (*Res
 // decodeArgs decodes a call's arguments into A, defaults first, and words
 // what is wrong in the arguments' terms.
 func decodeArgs(raw json.RawMessage, into any) error {
-	problems := decodeObject(raw, into)
+	problems := decodeObject(raw, into, true)
 	if len(problems) == 0 {
 		return nil
 	}

@@ -78,5 +78,17 @@ func (b *backend) Complete(ctx context.Context, req *protov1.CompleteRequest) (*
 			return nil, protov1.NotFoundf("prompt %q", req.PromptName)
 		}
 	}
+	if req.ResourceTemplate != "" && !b.hasTemplate(req.ResourceTemplate) {
+		return nil, protov1.NotFoundf("resource template %q", req.ResourceTemplate)
+	}
 	return b.p.Complete(ctx, req)
+}
+
+func (b *backend) hasTemplate(uriTemplate string) bool {
+	for _, t := range b.p.ResourceTemplates {
+		if t.Def.URITemplate == uriTemplate {
+			return true
+		}
+	}
+	return false
 }

@@ -167,6 +167,14 @@ func (p *Plugin) ExitStatus() string { return p.runner.exitStatus() }
 // Stderr returns the last lines the plugin wrote to stderr.
 func (p *Plugin) Stderr() []string { return p.stderr.Lines() }
 
+// StderrMark marks where the plugin's stderr stands, so StderrSince can
+// return only what it wrote after: what a call that crashed it saw, not a
+// line from a call long done.
+func (p *Plugin) StderrMark() uint64 { return p.stderr.mark() }
+
+// StderrSince returns the last lines the plugin wrote to stderr after mark.
+func (p *Plugin) StderrSince(mark uint64) []string { return p.stderr.since(mark) }
+
 // Ping checks the plugin's backend answers within ctx: a plugin that fronts
 // another server asks that server (mcp-stdio pings its MCP server). A plugin
 // built before the protocol had Health answers go-plugin's gRPC health

@@ -9,10 +9,11 @@ import (
 // tail keeps the last lines a plugin wrote to stderr, so a plugin that dies can
 // be reported with its own last words. go-plugin writes whole lines to it.
 type tail struct {
-	mu    sync.Mutex
-	max   int
-	lines []string
-	part  []byte
+	mu      sync.Mutex
+	max     int
+	lines   []string
+	part    []byte
+	written uint64 // lines kept since the process started, dropped ones included
 }
 
 func newTail(max int) *tail { return &tail{max: max} }
@@ -46,6 +47,7 @@ func (t *tail) add(line []byte) {
 		t.lines = t.lines[:t.max-1]
 	}
 	t.lines = append(t.lines, s)
+	t.written++
 }
 
 // readable renders an hclog JSON line as "level: message", and drops debug
@@ -73,4 +75,22 @@ func (t *tail) Lines() []string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return append([]string(nil), t.lines...)
+}
+
+// mark is where the tail stands now, for since.
+func (t *tail) mark() uint64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.written
+}
+
+// since returns the kept lines written after mark, oldest first.
+func (t *tail) since(mark uint64) []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := t.written - mark
+	if n > uint64(len(t.lines)) {
+		n = uint64(len(t.lines))
+	}
+	return append([]string(nil), t.lines[len(t.lines)-int(n):]...)
 }

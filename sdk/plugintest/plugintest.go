@@ -6,6 +6,10 @@ package plugintest
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
@@ -74,7 +78,10 @@ func errorResult(text string) *protov1.Result {
 	return &protov1.Result{IsError: true, Content: []protov1.Content{{Kind: protov1.KindText, Text: text}}}
 }
 
-// ServePlugin serves a declarative plugin; see Serve.
+// ServePlugin serves a declarative plugin; see Serve. It does not configure
+// it: the gateway always does before any call, with the plugin's config
+// block or none, so a plugin with Config or Configure is served as the
+// gateway serves it by ServeConfigured.
 func ServePlugin(t testing.TB, p *plugin.Plugin) protov1.Backend {
 	t.Helper()
 	b, err := p.Backend()
@@ -82,6 +89,27 @@ func ServePlugin(t testing.TB, p *plugin.Plugin) protov1.Backend {
 		t.Fatalf("plugin definition: %v", err)
 	}
 	return Serve(t, b)
+}
+
+// ServeConfigured serves a declarative plugin and configures it with config,
+// the JSON of its config block as the gateway sends it ("" or "{}" for a
+// block left out: defaults apply, required settings are refused). A block the
+// plugin refuses fails the test with each setting at fault.
+func ServeConfigured(t testing.TB, p *plugin.Plugin, config string) protov1.Backend {
+	t.Helper()
+	b := ServePlugin(t, p)
+	if err := b.Configure(context.Background(), json.RawMessage(config)); err != nil {
+		var ce *protov1.ConfigError
+		if !errors.As(err, &ce) {
+			t.Fatalf("configure plugin %q with %s: %v", p.Name, config, err)
+		}
+		var b strings.Builder
+		for _, f := range ce.Fields {
+			fmt.Fprintf(&b, "\n\tconfig.%s: %s", f.Path, f.Message)
+		}
+		t.Fatalf("plugin %q refused the config block %s:%s", p.Name, config, b.String())
+	}
+	return b
 }
 
 // Events records what a call reports before its result.

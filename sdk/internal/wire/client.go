@@ -61,9 +61,17 @@ func errorOf(err error) error {
 		return &remoteError{msg: st.Message(), kind: context.Canceled}
 	case codes.Unavailable:
 		return &remoteError{msg: st.Message(), kind: ErrConnectionLost}
+	case codes.Unknown, codes.Internal:
+		// A plugin's own error (Unknown) or a panic it recovered
+		// (Internal): its words are the message, without gRPC's framing.
+		return &remoteError{msg: st.Message(), kind: ErrPlugin}
 	}
 	return err
 }
+
+// ErrPlugin is an error a plugin returned that matches no sentinel of
+// protov1: a Read, Render or Complete function's own failure.
+var ErrPlugin = errors.New("plugin error")
 
 // remoteError is a plugin's error as the plugin worded it, still matching
 // its sentinel. The plugin's text already says "not found" where it should;

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"sync"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 	goplugin "github.com/hashicorp/go-plugin"
@@ -25,6 +26,9 @@ type Server struct {
 	// Broker reaches the host's per-call ClientCallbacks services; go-plugin
 	// sets it when it registers the server.
 	Broker *goplugin.GRPCBroker
+	// OverrunGrace is how long a tool handler may outlive its call before
+	// a warning is logged; 0 means DefaultOverrunGrace.
+	OverrunGrace time.Duration
 }
 
 // statusOf maps a backend error to a gRPC status the client maps back.
@@ -144,12 +148,21 @@ func (e *streamEvents) Log(l protov1.LogMessage) {
 
 func (s *Server) CallTool(req *pluginv1.CallToolRequest, stream grpc.ServerStreamingServer[pluginv1.CallToolEvent]) error {
 	events := &streamEvents{stream: stream}
+	returned := make(chan struct{})
+	go s.watchOverrun(stream.Context(), req.GetName(), returned)
 	res, err := s.callTool(stream.Context(), req, events)
+	close(returned)
 	if err != nil {
 		if errors.Is(err, protov1.ErrNotFound) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 			return statusOf(err)
 		}
-		// A handler's error is the tool's failure, reported to the model as such.
+		// A handler's error is the tool's failure, reported to the model as
+		// such; it is also the plugin's or what it fronts, so the operator
+		// sees it in the gateway's log, where an error result never shows.
+		var logged panicError
+		if !errors.As(err, &logged) {
+			s.Logger.Error("tool failed", "tool", req.GetName(), "error", err)
+		}
 		res = &protov1.Result{IsError: true, Content: []protov1.Content{{Kind: protov1.KindText, Text: err.Error()}}}
 	}
 	if res == nil {
@@ -158,11 +171,17 @@ func (s *Server) CallTool(req *pluginv1.CallToolRequest, stream grpc.ServerStrea
 	return events.finish(&pluginv1.CallToolEvent{Event: &pluginv1.CallToolEvent_Result{Result: resultToPB(res)}})
 }
 
+// panicError is a handler's panic as the model is told of it; its stack is
+// already in the log.
+type panicError string
+
+func (e panicError) Error() string { return string(e) }
+
 func (s *Server) callTool(ctx context.Context, req *pluginv1.CallToolRequest, events *streamEvents) (res *protov1.Result, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			s.Logger.Error("panic in tool", "tool", req.GetName(), "panic", r, "stack", string(debug.Stack()))
-			res, err = nil, fmt.Errorf("tool %q panicked: %v", req.GetName(), r)
+			res, err = nil, panicError(fmt.Sprintf("tool %q panicked: %v", req.GetName(), r))
 		}
 	}()
 	call := &protov1.CallRequest{

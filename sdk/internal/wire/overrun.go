@@ -1,0 +1,35 @@
+package wire
+
+import (
+	"context"
+	"time"
+)
+
+// DefaultOverrunGrace is how long a handler may run on after its call ended
+// (the client cancelled, or the gateway's timeout passed) before the plugin
+// logs that it does not watch its ctx.
+const DefaultOverrunGrace = 5 * time.Second
+
+// watchOverrun logs, once, a tool handler still running OverrunGrace after
+// its call's ctx ended. The client has had its answer by then; what is left
+// is a goroutine the plugin never gets back, and only the operator's log can
+// say which tool leaks it.
+func (s *Server) watchOverrun(ctx context.Context, tool string, returned <-chan struct{}) {
+	select {
+	case <-returned:
+		return
+	case <-ctx.Done():
+	}
+	grace := s.OverrunGrace
+	if grace <= 0 {
+		grace = DefaultOverrunGrace
+	}
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-returned:
+	case <-t.C:
+		s.Logger.Warn("tool handler still running after its call ended; it does not return when its ctx is done",
+			"tool", tool, "call_ended", context.Cause(ctx).Error(), "after", grace.String())
+	}
+}
