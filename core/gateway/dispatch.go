@@ -138,7 +138,8 @@ func (s *Server) dispatch(ctx context.Context, se *session, msg []byte, env *env
 			s.opts.AwaitCatalog(ctx, name)
 		}
 	}
-	resp = withID(s.mcp.HandleMessage(ctx, msg), env.ID)
+	ctx, readErr := watchReadError(ctx, env)
+	resp = readErrorCode(withID(s.mcp.HandleMessage(ctx, msg), env.ID), readErr, env)
 	if rs != nil && errors.Is(context.Cause(ctx), errClientCancelled) {
 		rs.cancelled.Store(true)
 	}

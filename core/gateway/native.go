@@ -284,6 +284,7 @@ func (s *Server) promptHandler(name string) server.PromptHandlerFunc {
 func (s *Server) pluginResourceHandler(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
 	list, err := s.opts.PluginResources.ReadResource(ctx, req.Params.URI)
 	if err != nil {
+		markReadError(ctx, err)
 		return nil, err
 	}
 	return toMCPResourceContents(list)

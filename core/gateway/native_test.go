@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"reflect"
@@ -47,6 +48,14 @@ func (l *library) ListResources() ([]protov1.Resource, []protov1.ResourceTemplat
 }
 
 func (l *library) ReadResource(_ context.Context, uri string) ([]protov1.ResourceContents, error) {
+	switch uri {
+	case "mem://t/missing":
+		return nil, protov1.NotFoundf("no resource %q", uri)
+	case "mem://t/bad":
+		return nil, protov1.InvalidArgumentf("id must be a number")
+	case "mem://t/broken":
+		return nil, errors.New("the backend fell over")
+	}
 	return []protov1.ResourceContents{{URI: uri, MIMEType: "text/plain", Text: "contents of " + uri}}, nil
 }
 
@@ -216,6 +225,14 @@ func TestNativeResourcesAreListedReadAndSubscribedOnce(t *testing.T) {
 	}
 	read := result[json.RawMessage](t, a, `{"jsonrpc":"2.0","id":3,"method":"resources/read","params":{"uri":"mem://t/9"}}`)
 	sameJSON(t, read, []byte(`{"contents":[{"uri":"mem://t/9","mimeType":"text/plain","text":"contents of mem://t/9"}]}`))
+	// What the plugin says of a URI its template matches keeps its meaning:
+	// no such resource, a bad URI, or the plugin's own failure.
+	for uri, code := range map[string]int{"mem://t/missing": -32002, "mem://t/bad": -32602, "mem://t/broken": -32603} {
+		_, msgs := a.post(`{"jsonrpc":"2.0","id":3,"method":"resources/read","params":{"uri":"` + uri + `"}}`)
+		if len(msgs) != 1 || msgs[0].Error == nil || msgs[0].Error.Code != code {
+			t.Errorf("resources/read %s = %+v, want error code %d", uri, msgs, code)
+		}
+	}
 
 	for _, c := range []*httpConn{a, b} {
 		result[json.RawMessage](t, c, `{"jsonrpc":"2.0","id":4,"method":"resources/subscribe","params":{"uri":"mem://t/9"}}`)

@@ -1,0 +1,59 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/toolgate/toolgate/sdk/protov1"
+)
+
+// mcp-go answers every error of a resource handler with -32603, internal
+// error. When a plugin says that the resource does not exist, or that the
+// URI is not a valid one, that is not the gateway's fault: MCP has codes for
+// both (-32002, or invalid params on 2026-07-28; -32602), which a client may
+// act on. The handler marks the request; dispatch corrects the code.
+
+type readErrorKey struct{}
+
+// markReadError tells dispatch what err, from the handler serving ctx's
+// resources/read, means.
+func markReadError(ctx context.Context, err error) {
+	mark, ok := ctx.Value(readErrorKey{}).(*atomic.Int32)
+	if !ok {
+		return
+	}
+	switch {
+	case errors.Is(err, protov1.ErrNotFound):
+		mark.Store(mcp.RESOURCE_NOT_FOUND)
+	case errors.Is(err, protov1.ErrInvalidArgument):
+		mark.Store(codeInvalidParams)
+	}
+}
+
+// watchReadError prepares ctx for markReadError on a resources/read.
+func watchReadError(ctx context.Context, env *envelope) (context.Context, *atomic.Int32) {
+	if !env.isRequest() || env.Method != string(mcp.MethodResourcesRead) {
+		return ctx, nil
+	}
+	mark := new(atomic.Int32)
+	return context.WithValue(ctx, readErrorKey{}, mark), mark
+}
+
+// readErrorCode gives a marked request's internal-error answer the code its
+// handler's error calls for.
+func readErrorCode(resp any, mark *atomic.Int32, env *envelope) any {
+	r, ok := resp.(rpcResponse)
+	if mark == nil || mark.Load() == 0 || !ok || r.Error == nil || r.Error.Code != codeInternalError {
+		return resp
+	}
+	e := *r.Error
+	e.Code = int(mark.Load())
+	if e.Code == mcp.RESOURCE_NOT_FOUND && env.modern() {
+		e.Code = codeInvalidParams // 2026-07-28 has no code of its own for it
+	}
+	r.Error = &e
+	return r
+}
