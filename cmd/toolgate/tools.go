@@ -178,8 +178,10 @@ func describeText(cmd *cobra.Command, d *client.ToolDescription) error {
 
 	var schema struct {
 		Properties map[string]struct {
-			Type        any    `json:"type"`
-			Description string `json:"description"`
+			Type        any               `json:"type"`
+			Description string            `json:"description"`
+			Enum        []json.RawMessage `json:"enum"`
+			Default     json.RawMessage   `json:"default"`
 		} `json:"properties"`
 		Required []string `json:"required"`
 	}
@@ -198,7 +200,19 @@ func describeText(cmd *cobra.Command, d *client.ToolDescription) error {
 				req = "yes"
 			}
 		}
-		rows = append(rows, []string{n, fmt.Sprint(p.Type), req, oneLine(p.Description)})
+		typ := fmt.Sprint(p.Type)
+		if len(p.Enum) > 0 {
+			values := make([]string, len(p.Enum))
+			for i, v := range p.Enum {
+				values[i] = string(v)
+			}
+			typ += " (" + strings.Join(values, "|") + ")"
+		}
+		desc := p.Description
+		if len(p.Default) > 0 {
+			desc = strings.TrimSpace(desc + " Default: " + string(p.Default) + ".")
+		}
+		rows = append(rows, []string{n, typ, req, oneLine(desc)})
 	}
 	if len(rows) > 0 {
 		if err := table(w, []string{"ARGUMENT", "TYPE", "REQUIRED", "DESCRIPTION"}, rows); err != nil {

@@ -1,11 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/toolgate/toolgate/core/client"
 )
 
 func TestToolsCommands(t *testing.T) {
@@ -43,6 +48,8 @@ func TestToolsCommands(t *testing.T) {
 	r = tg(t, nil, "tools", "describe", "x_hello_count", url)
 	wantExit(t, r, 0, []string{"x_hello_count  (plugin hello, running)", "ARGUMENT", "to", "integer", "yes",
 		"Annotations: read-only", "Example: toolgate call x_hello_count --arg 'to=1'"}, nil)
+	r = tg(t, nil, "tools", "describe", "x_hello_greet", url)
+	wantExit(t, r, 0, []string{`language  string ("en"|"fr"|"de")`}, nil)
 	r = tg(t, nil, "tools", "describe", "x_hello_count", url, "-o", "json")
 	var d struct {
 		Name        string
@@ -114,5 +121,23 @@ func TestToolsSearchWeakMatch(t *testing.T) {
 	wantExit(t, r, 0, []string{`Plugin "cluster" has no tools`, "failed"}, nil)
 	if strings.Contains(r.stdout, "NAME") {
 		t.Errorf("an empty tool table before the note:\n%s", r.stdout)
+	}
+}
+
+// describe shows a schema's defaults, which the plugin applies when an
+// argument is left out.
+func TestDescribeShowsDefaults(t *testing.T) {
+	var out bytes.Buffer
+	cmd := &cobra.Command{}
+	cmd.SetOut(&out)
+	err := describeText(cmd, &client.ToolDescription{Name: "x_p_list", Plugin: "p", Description: "List things.",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"limit":{"type":"integer","description":"At most this many.","default":50},"sort":{"type":"string","enum":["name","age"],"default":"name"}}}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"limit     integer", "At most this many. Default: 50.", `sort      string ("name"|"age")`, `Default: "name".`} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("describe lacks %q:\n%s", want, out.String())
+		}
 	}
 }
