@@ -106,8 +106,9 @@ func Start(ctx context.Context, cfg Config) (*Plugin, error) {
 	select {
 	case err := <-started:
 		if err != nil {
-			p.end()
-			return nil, p.startError(err)
+			err = p.startError(err)
+			p.endFailed()
+			return nil, err
 		}
 	case <-ctx.Done():
 		p.end()
@@ -247,6 +248,22 @@ func (p *Plugin) Stop(grace time.Duration) {
 func (p *Plugin) Kill() {
 	p.runner.killGroup()
 	<-p.runner.exited
+	p.end()
+}
+
+// endFailed cleans up after a start that failed. A process that already
+// exited (not a plugin, or it died in the handshake) needs only its
+// directory removed: go-plugin's Kill would log that it "failed to exit
+// gracefully", on every try of a restart loop, about a process that is gone.
+func (p *Plugin) endFailed() {
+	if p.runner != nil {
+		select {
+		case <-p.runner.exited:
+			_ = os.RemoveAll(p.tmp)
+			return
+		default:
+		}
+	}
 	p.end()
 }
 

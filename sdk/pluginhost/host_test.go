@@ -1,6 +1,7 @@
 package pluginhost_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,10 +10,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
 	"go.uber.org/goleak"
 
 	"github.com/toolgate/toolgate/sdk/pluginhost"
@@ -240,3 +243,31 @@ func TestSIGTERMEndsWhatThePluginSpawned(t *testing.T) {
 	}
 	waitGone(t, child)
 }
+
+// A program that is not a plugin fails to start with what it did, and the
+// log does not claim a process that is gone "failed to exit gracefully"
+// (go-plugin's words when it is asked to kill one it never connected to).
+func TestNotAPluginFailsQuietly(t *testing.T) {
+	var logs bytes.Buffer
+	var mu sync.Mutex
+	logger := hclog.New(&hclog.LoggerOptions{Output: writerFunc(func(b []byte) (int, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return logs.Write(b)
+	}), Level: hclog.Trace})
+	_, err := pluginhost.Start(context.Background(), pluginhost.Config{
+		Name: "fake", Path: "/bin/true", Logger: logger, StartTimeout: 10 * time.Second,
+	})
+	if err == nil || !strings.Contains(err.Error(), `start plugin "fake"`) || !strings.Contains(err.Error(), "exit status 0") {
+		t.Fatalf("start of /bin/true: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if strings.Contains(logs.String(), "failed to exit gracefully") {
+		t.Errorf("log after a start that failed:\n%s", logs.String())
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(b []byte) (int, error) { return f(b) }
