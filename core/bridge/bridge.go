@@ -202,16 +202,57 @@ func (b *bridge) request(ctx context.Context, line []byte, id json.RawMessage, m
 	b.inflight.Store(k, r)
 	defer b.inflight.Delete(k)
 
-	resp, err := b.conn.Send(ctx, line, b.write)
+	var lastProgress time.Time
+	resp, err := b.conn.Send(ctx, line, func(msg []byte) {
+		b.write(msg)
+		if isProgress(msg) {
+			lastProgress = time.Now()
+		}
+	})
 	switch {
 	case r.cancelled.Load() || ctx.Err() != nil:
 	case err == nil:
+		settle(ctx, lastProgress)
 		b.write(resp)
 	case errors.Is(err, client.ErrNoResponse):
 		b.writeError(id, codeInternalError, "the gateway ended the request without an answer")
 	default:
 		b.writeError(id, codeInternalError, err.Error())
 	}
+}
+
+// settleDelay separates a call's result from the progress lines just before
+// it, as `toolgate serve --stdio` does: the official TypeScript client
+// handles notifications a microtask after the message that carried them but
+// responses at once, so when the last progress line and the result arrive in
+// one read it has already dropped the call's progress handler and loses the
+// progress ("unknown token"). A read boundary between them avoids that; only
+// a call that reported progress waits.
+const settleDelay = 20 * time.Millisecond
+
+// settle waits until settleDelay has passed since last (zero: no progress).
+func settle(ctx context.Context, last time.Time) {
+	if last.IsZero() {
+		return
+	}
+	wait := settleDelay - time.Since(last)
+	if wait <= 0 {
+		return
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
+
+// isProgress reports whether msg is a notifications/progress.
+func isProgress(msg []byte) bool {
+	var m struct {
+		Method string `json:"method"`
+	}
+	return bytes.Contains(msg, []byte("notifications/progress")) && json.Unmarshal(msg, &m) == nil && m.Method == "notifications/progress"
 }
 
 // running is a request being forwarded.
