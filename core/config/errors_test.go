@@ -261,20 +261,3 @@ plugin "c" {
 		}
 	}
 }
-
-func TestSuggest(t *testing.T) {
-	options := []string{"mcp-stdio", "prometheus", "kubernetes"}
-	tests := map[string]string{
-		"mcp-stdoi":  "mcp-stdio",
-		"mcpstdio":   "mcp-stdio",
-		"kubernetis": "kubernetes",
-		"k8s":        "",
-		"docker":     "",
-		"":           "",
-	}
-	for given, want := range tests {
-		if got := suggest(given, options); got != want {
-			t.Errorf("suggest(%q) = %q, want %q", given, got, want)
-		}
-	}
-}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 
+	"github.com/toolgate/toolgate/internal/similar"
 	"github.com/toolgate/toolgate/sdk/schema"
 )
 
@@ -139,7 +140,7 @@ func nearFile(path string) string {
 			names = append(names, e.Name())
 		}
 	}
-	if s := suggest(filepath.Base(path), names); s != "" {
+	if s := similar.Closest(filepath.Base(path), names); s != "" {
 		return filepath.Join(filepath.Dir(path), s)
 	}
 	return ""

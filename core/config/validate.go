@@ -10,8 +10,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agext/levenshtein"
 	"github.com/hashicorp/hcl/v2"
+
+	"github.com/toolgate/toolgate/internal/similar"
 )
 
 var builtinTypes = []string{"mcp-stdio", "prometheus", "kubernetes"}
@@ -24,22 +25,6 @@ var logLevels = []string{"trace", "debug", "info", "warn", "error", "off"}
 
 // pluginNameRE keeps names usable inside tool names (x_<plugin>_<tool>) and URLs.
 var pluginNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
-
-// suggest returns the option closest to given by edit distance, or "" when none is close
-// enough to be a likely typo.
-func suggest(given string, options []string) string {
-	best, bestDist := "", -1
-	for _, o := range options {
-		d := levenshtein.Distance(given, o, nil)
-		if bestDist < 0 || d < bestDist {
-			best, bestDist = o, d
-		}
-	}
-	if bestDist >= 0 && (bestDist < 3 || bestDist <= len(given)/3) {
-		return best
-	}
-	return ""
-}
 
 func parseDuration(name, s string, positive bool) (time.Duration, string) {
 	d, err := time.ParseDuration(strings.TrimSpace(s))
@@ -118,7 +103,7 @@ func checkLogLevel(s string) (string, string) {
 }
 
 func unknownMsg(what, given string, options []string) string {
-	if s := suggest(given, options); s != "" {
+	if s := similar.Closest(given, options); s != "" {
 		return fmt.Sprintf("unknown %s %q; did you mean %q?", what, given, s)
 	}
 	return fmt.Sprintf("unknown %s %q; use one of %s", what, given, strings.Join(options, ", "))

@@ -2,10 +2,12 @@ package scenario
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
-	"github.com/agext/levenshtein"
 	"gopkg.in/yaml.v3"
+
+	"github.com/toolgate/toolgate/internal/similar"
 )
 
 // The keys each mapping of a scenario file may have, in the order the
@@ -103,9 +105,9 @@ func checkStep(st *yaml.Node, i int) *shapeError {
 func eachKey(m *yaml.Node, where string, known []string, visit func(key string, v *yaml.Node) *shapeError) *shapeError {
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k := m.Content[i]
-		if !contains(known, k.Value) {
+		if !slices.Contains(known, k.Value) {
 			problem := fmt.Sprintf("%sunknown key %q", where, k.Value)
-			if s := closest(k.Value, known); s != "" {
+			if s := similar.Closest(k.Value, known); s != "" {
 				problem += fmt.Sprintf("; did you mean %q?", s)
 			}
 			return &shapeError{k.Line, problem + " (known here: " + strings.Join(known, ", ") + ")"}
@@ -117,30 +119,6 @@ func eachKey(m *yaml.Node, where string, known []string, visit func(key string, 
 		}
 	}
 	return nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-// closest is the known key nearest to a mistyped one, or "" when none is
-// near enough to be a likely typo.
-func closest(given string, known []string) string {
-	best, bestDist := "", -1
-	for _, k := range known {
-		if d := levenshtein.Distance(given, k, nil); bestDist < 0 || d < bestDist {
-			best, bestDist = k, d
-		}
-	}
-	if bestDist >= 0 && (bestDist < 3 || bestDist <= len(given)/3) {
-		return best
-	}
-	return ""
 }
 
 func isNull(n *yaml.Node) bool { return n.Kind == yaml.ScalarNode && n.Tag == "!!null" }
