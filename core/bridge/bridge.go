@@ -29,6 +29,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/toolgate/toolgate/core/client"
+	"github.com/toolgate/toolgate/core/gateway"
 )
 
 // Options configure Run. Only URL is required.
@@ -212,38 +213,12 @@ func (b *bridge) request(ctx context.Context, line []byte, id json.RawMessage, m
 	switch {
 	case r.cancelled.Load() || ctx.Err() != nil:
 	case err == nil:
-		settle(ctx, lastProgress)
+		gateway.Settle(ctx, lastProgress) // a read of its own for the result
 		b.write(resp)
 	case errors.Is(err, client.ErrNoResponse):
 		b.writeError(id, codeInternalError, "the gateway ended the request without an answer")
 	default:
 		b.writeError(id, codeInternalError, err.Error())
-	}
-}
-
-// settleDelay separates a call's result from the progress lines just before
-// it, as `toolgate serve --stdio` does: the official TypeScript client
-// handles notifications a microtask after the message that carried them but
-// responses at once, so when the last progress line and the result arrive in
-// one read it has already dropped the call's progress handler and loses the
-// progress ("unknown token"). A read boundary between them avoids that; only
-// a call that reported progress waits.
-const settleDelay = 20 * time.Millisecond
-
-// settle waits until settleDelay has passed since last (zero: no progress).
-func settle(ctx context.Context, last time.Time) {
-	if last.IsZero() {
-		return
-	}
-	wait := settleDelay - time.Since(last)
-	if wait <= 0 {
-		return
-	}
-	t := time.NewTimer(wait)
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-ctx.Done():
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/toolgate/toolgate/core/client/gatewaytest"
+	"github.com/toolgate/toolgate/core/gateway"
 )
 
 // Run in-process: what the IDE gets when its input is not JSON or the
@@ -55,7 +56,7 @@ func TestRunAnswersWhatTheGatewayCannot(t *testing.T) {
 	}
 }
 
-// A call's result reaches the IDE at least settleDelay after its last
+// A call's result reaches the IDE at least gateway.SettleDelay after its last
 // progress line, in a read of its own: the official TypeScript client drops
 // a progress line that arrives in the same read as its call's result.
 func TestResultIsSettledAfterProgress(t *testing.T) {
@@ -108,8 +109,8 @@ func TestResultIsSettledAfterProgress(t *testing.T) {
 		if !strings.Contains(l.text, "counted to 3") || lastProgress.IsZero() {
 			t.Fatalf("call with progress: result %s, progress seen %v", l.text, !lastProgress.IsZero())
 		}
-		if gap := l.at.Sub(lastProgress); gap < settleDelay/2 {
-			t.Errorf("result %v after the last progress line, want about %v", gap, settleDelay)
+		if gap := l.at.Sub(lastProgress); gap < gateway.SettleDelay/2 {
+			t.Errorf("result %v after the last progress line, want about %v", gap, gateway.SettleDelay)
 		}
 		break
 	}

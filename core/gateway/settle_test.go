@@ -26,7 +26,7 @@ func TestSettleOnlyAfterProgress(t *testing.T) {
 			}
 			start := time.Now()
 			cs.settle(context.Background())
-			waited := time.Since(start) >= settleDelay/2
+			waited := time.Since(start) >= SettleDelay/2
 			if waited != tc.delays {
 				t.Errorf("after %s, settle waited %s; want a delay: %v", tc.method, time.Since(start), tc.delays)
 			}

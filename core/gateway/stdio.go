@@ -122,15 +122,34 @@ func (s *Server) serveLine(ctx context.Context, se *session, w *lineWriter, line
 	})
 }
 
-// settleDelay separates a call's result from the progress lines just before
-// it. The official TypeScript client handles notifications a microtask after
-// the message that carried them but responses at once, so when the last
-// progress lines and the result arrive in one read it has already dropped the
-// call's progress handler and reports the progress as "unknown token". A read
+// SettleDelay separates a call's result from the progress lines just before
+// it on a line-based transport (stdio here, and toolgate bridge). The
+// official TypeScript client handles notifications a microtask after the
+// message that carried them but responses at once, so when the last progress
+// lines and the result arrive in one read it has already dropped the call's
+// progress handler and reports the progress as "unknown token". A read
 // boundary between them avoids that. Only progress needs it: log messages go
 // to a handler of the session, which outlives the call, and only a client that
 // sent a progress token gets progress, so other calls are never delayed.
-const settleDelay = 20 * time.Millisecond
+const SettleDelay = 20 * time.Millisecond
+
+// Settle waits until SettleDelay has passed since a call's last progress line
+// was written (zero: it wrote none), or ctx ends.
+func Settle(ctx context.Context, lastProgress time.Time) {
+	if lastProgress.IsZero() {
+		return
+	}
+	wait := SettleDelay - time.Since(lastProgress)
+	if wait <= 0 {
+		return
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
 
 // callStream is one request's view of the shared output.
 type callStream struct {
@@ -146,22 +165,13 @@ func (c *callStream) send(msg any) error {
 	return err
 }
 
-// settle waits until settleDelay has passed since the call's last progress line.
+// settle waits until SettleDelay has passed since the call's last progress line.
 func (c *callStream) settle(ctx context.Context) {
-	last := c.last.Load()
-	if last == 0 {
-		return
+	var last time.Time
+	if n := c.last.Load(); n != 0 {
+		last = time.Unix(0, n)
 	}
-	wait := settleDelay - time.Since(time.Unix(0, last))
-	if wait <= 0 {
-		return
-	}
-	t := time.NewTimer(wait)
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-ctx.Done():
-	}
+	Settle(ctx, last)
 }
 
 // lineWriter writes one JSON message per line; concurrent senders never
