@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -121,7 +120,7 @@ func TestInterruptedTestReportsWhatRan(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(bins.Toolgate, "test", file, url, "--junit", junit)
-	var stdout lockedBuffer
+	var stdout testparts.Buffer
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {
@@ -153,24 +152,6 @@ func TestInterruptedTestReportsWhatRan(t *testing.T) {
 	if err != nil || !strings.Contains(string(x), `<testsuites tests="3" failures="1">`) {
 		t.Errorf("junit report: %v\n%s", err, x)
 	}
-}
-
-// lockedBuffer is a bytes.Buffer a test reads while a process writes it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // A scenario whose gateway cannot be had names the scenario file, so a CI

@@ -1,7 +1,6 @@
 package supervisor
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -18,6 +17,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/toolgate/toolgate/core/catalog"
+	"github.com/toolgate/toolgate/internal/testparts"
 	"github.com/toolgate/toolgate/sdk/protov1"
 )
 
@@ -237,7 +237,7 @@ func TestStartupFailureOpensCircuitWithStderr(t *testing.T) {
 }
 
 func TestConfigErrorFailsAtOnce(t *testing.T) {
-	var logs syncBuffer
+	var logs testparts.Buffer
 	h := runLogged(t, Spec{Config: json.RawMessage(`{"x":1}`), ConfigError: func(ce *protov1.ConfigError) error {
 		return errors.New("toolgate.hcl:3:5: " + ce.Fields[0].Path + ": " + ce.Fields[0].Message)
 	}}, fast, hclog.New(&hclog.LoggerOptions{Output: &logs, Level: hclog.Debug}))
@@ -253,24 +253,6 @@ func TestConfigErrorFailsAtOnce(t *testing.T) {
 	if out := logs.String(); strings.Contains(out, "killed") || strings.Contains(out, "[ERROR]") {
 		t.Errorf("log after a refused config:\n%s", out)
 	}
-}
-
-// syncBuffer is a bytes.Buffer for a logger written from several goroutines.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 func TestHungPluginIsReplaced(t *testing.T) {

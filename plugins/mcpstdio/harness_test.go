@@ -1,13 +1,11 @@
 package mcpstdio_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -40,12 +38,12 @@ type harness struct {
 	b     *mcpstdio.Backend // the plugin side, for what only tests look at
 	host  protov1.Backend   // what the gateway sees
 	exits chan error        // OnServerExit calls
-	logs  *syncBuffer
+	logs  *testparts.Buffer
 }
 
 func newHarness(t *testing.T) *harness {
 	t.Helper()
-	logs := &syncBuffer{}
+	logs := &testparts.Buffer{}
 	logger := hclog.New(&hclog.LoggerOptions{Name: "mcp-stdio", Output: logs, Level: hclog.Debug})
 	b := mcpstdio.New(logger)
 	h := &harness{b: b, exits: make(chan error, 1), logs: logs}
@@ -187,23 +185,6 @@ func textOf(r *protov1.Result) string {
 		}
 	}
 	return strings.Join(parts, "\n")
-}
-
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // waitFor polls cond until it holds or d passes.

@@ -1,7 +1,6 @@
 package pluginhost_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,7 +9,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -248,26 +246,15 @@ func TestSIGTERMEndsWhatThePluginSpawned(t *testing.T) {
 // log does not claim a process that is gone "failed to exit gracefully"
 // (go-plugin's words when it is asked to kill one it never connected to).
 func TestNotAPluginFailsQuietly(t *testing.T) {
-	var logs bytes.Buffer
-	var mu sync.Mutex
-	logger := hclog.New(&hclog.LoggerOptions{Output: writerFunc(func(b []byte) (int, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		return logs.Write(b)
-	}), Level: hclog.Trace})
+	logs := &syncBuffer{}
+	logger := hclog.New(&hclog.LoggerOptions{Output: logs, Level: hclog.Trace})
 	_, err := pluginhost.Start(context.Background(), pluginhost.Config{
 		Name: "fake", Path: "/bin/true", Logger: logger, StartTimeout: 10 * time.Second,
 	})
 	if err == nil || !strings.Contains(err.Error(), `start plugin "fake"`) || !strings.Contains(err.Error(), "exit status 0") {
 		t.Fatalf("start of /bin/true: %v", err)
 	}
-	mu.Lock()
-	defer mu.Unlock()
 	if strings.Contains(logs.String(), "failed to exit gracefully") {
 		t.Errorf("log after a start that failed:\n%s", logs.String())
 	}
 }
-
-type writerFunc func([]byte) (int, error)
-
-func (f writerFunc) Write(b []byte) (int, error) { return f(b) }
