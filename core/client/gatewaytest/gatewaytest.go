@@ -166,10 +166,7 @@ func (g *Gateway) StartAgain() {
 // Stop ends the gateway with SIGTERM (graceful) and waits for it and its
 // plugins; SIGKILL to the group after 15 s.
 func (g *Gateway) Stop() {
-	g.mu.Lock()
-	cmd := g.cmd
-	g.cmd = nil
-	g.mu.Unlock()
+	cmd := g.take()
 	if cmd == nil {
 		return
 	}
@@ -187,15 +184,21 @@ func (g *Gateway) Stop() {
 // Kill ends the gateway and its plugins with SIGKILL, as a crash or an OOM
 // kill would, and waits for it.
 func (g *Gateway) Kill() {
-	g.mu.Lock()
-	cmd := g.cmd
-	g.cmd = nil
-	g.mu.Unlock()
+	cmd := g.take()
 	if cmd == nil {
 		return
 	}
 	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	_ = cmd.Wait()
+}
+
+// take hands over the running process, if any, to the one ending it.
+func (g *Gateway) take() *exec.Cmd {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	cmd := g.cmd
+	g.cmd = nil
+	return cmd
 }
 
 // Stderr is what the gateway logged so far.
