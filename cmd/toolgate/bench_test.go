@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,20 +26,7 @@ import (
 // dispatch, argument validation, supervision and the gRPC hop. Profile it with
 // -cpuprofile to see what the gateway itself costs.
 func BenchmarkCallToolStdio(b *testing.B) {
-	dir := b.TempDir()
-	hello := filepath.Join(dir, "hello-plugin")
-	if out, err := exec.Command("go", "build", "-o", hello, "../../plugins/examples/hello").CombinedOutput(); err != nil {
-		b.Fatalf("build hello plugin: %v\n%s", err, out)
-	}
-	cfg, err := config.Parse([]byte(fmt.Sprintf(`
-gateway { state_dir = %q }
-plugin "hello" {
-  path       = %q
-  auto_start = true
-}`, filepath.Join(dir, "state"), hello)), filepath.Join(dir, "bench.hcl"))
-	if err != nil {
-		b.Fatal(err)
-	}
+	cfg := helloBenchConfig(b, "")
 	inR, inW, _ := os.Pipe()
 	outR, outW, _ := os.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -92,6 +80,50 @@ plugin "hello" {
 	// call, on both sides of the gRPC hop, is the comparable figure.
 	b.ReportMetric(float64((self1-self0).Microseconds())/float64(b.N), "gateway-cpu-µs/op")
 	b.ReportMetric(float64((plugins1-plugins0).Microseconds())/float64(b.N), "plugin-cpu-µs/op")
+}
+
+// helloBenchConfig builds the hello plugin and returns a config that starts
+// it with the gateway, with extra (such as a listen block) added.
+func helloBenchConfig(b *testing.B, extra string) *config.Config {
+	b.Helper()
+	dir := b.TempDir()
+	hello := filepath.Join(dir, "hello-plugin")
+	if out, err := exec.Command("go", "build", "-o", hello, "../../plugins/examples/hello").CombinedOutput(); err != nil {
+		b.Fatalf("build hello plugin: %v\n%s", err, out)
+	}
+	cfg, err := config.Parse([]byte(fmt.Sprintf(`%s
+gateway { state_dir = %q }
+plugin "hello" {
+  path       = %q
+  auto_start = true
+}`, extra, filepath.Join(dir, "state"), hello)), filepath.Join(dir, "bench.hcl"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return cfg
+}
+
+// serveHTTPBench runs a gateway for cfg, which must listen on HTTP, until
+// the benchmark ends, and returns its address.
+func serveHTTPBench(b *testing.B, cfg *config.Config) string {
+	b.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan net.Addr, 1)
+	done := make(chan error, 1)
+	go func() { done <- serve(ctx, cfg, hclog.NewNullLogger(), nil, nil, func(a net.Addr) { ready <- a }) }()
+	b.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	select {
+	case a := <-ready:
+		return a.String()
+	case err := <-done:
+		b.Fatal(err)
+	case <-time.After(30 * time.Second):
+		b.Fatal("gateway did not start")
+	}
+	return ""
 }
 
 // cpuTimes is the CPU time used so far by this process (the gateway and the

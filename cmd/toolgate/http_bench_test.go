@@ -2,21 +2,14 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/hashicorp/go-hclog"
-
-	"github.com/toolgate/toolgate/core/config"
 )
 
 // BenchmarkCallToolHTTP is BenchmarkCallToolStdio over streamable HTTP: one
@@ -25,38 +18,7 @@ import (
 // writes and reads HTTP/1.1 by hand so that its own cost stays small in a
 // -cpuprofile; the difference from the stdio benchmark is the HTTP front.
 func BenchmarkCallToolHTTP(b *testing.B) {
-	dir := b.TempDir()
-	hello := filepath.Join(dir, "hello-plugin")
-	if out, err := exec.Command("go", "build", "-o", hello, "../../plugins/examples/hello").CombinedOutput(); err != nil {
-		b.Fatalf("build hello plugin: %v\n%s", err, out)
-	}
-	cfg, err := config.Parse([]byte(fmt.Sprintf(`
-listen { http = "127.0.0.1:0" }
-gateway { state_dir = %q }
-plugin "hello" {
-  path       = %q
-  auto_start = true
-}`, filepath.Join(dir, "state"), hello)), filepath.Join(dir, "bench.hcl"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	ready := make(chan net.Addr, 1)
-	done := make(chan error, 1)
-	go func() { done <- serve(ctx, cfg, hclog.NewNullLogger(), nil, nil, func(a net.Addr) { ready <- a }) }()
-	defer func() {
-		cancel()
-		<-done
-	}()
-	var addr string
-	select {
-	case a := <-ready:
-		addr = a.String()
-	case err := <-done:
-		b.Fatal(err)
-	case <-time.After(30 * time.Second):
-		b.Fatal("gateway did not start")
-	}
+	addr := serveHTTPBench(b, helloBenchConfig(b, `listen { http = "127.0.0.1:0" }`))
 	conn, err := net.Dial("tcp", addr)
 	if err != nil {
 		b.Fatal(err)

@@ -2,17 +2,13 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"path/filepath"
 	"runtime"
 	"testing"
 	"time"
-
-	"github.com/hashicorp/go-hclog"
 
 	"github.com/toolgate/toolgate/core/config"
 )
@@ -31,23 +27,7 @@ gateway { state_dir = %q }
 	if err != nil {
 		b.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	ready := make(chan net.Addr, 1)
-	done := make(chan error, 1)
-	go func() { done <- serve(ctx, cfg, hclog.NewNullLogger(), nil, nil, func(a net.Addr) { ready <- a }) }()
-	defer func() {
-		cancel()
-		<-done
-	}()
-	var url string
-	select {
-	case a := <-ready:
-		url = "http://" + a.String() + "/mcp"
-	case err := <-done:
-		b.Fatal(err)
-	case <-time.After(30 * time.Second):
-		b.Fatal("gateway did not start")
-	}
+	url := "http://" + serveHTTPBench(b, cfg) + "/mcp"
 	// No connection outlives its request, so the heap holds sessions, not
 	// connection buffers.
 	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
