@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
+	"strconv"
 	"strings"
 )
 
@@ -70,7 +71,7 @@ func enumProblems(raw json.RawMessage, t reflect.Type, tag, path string) []probl
 		var out []problem
 		for i, v := range list {
 			if !in(v) {
-				out = append(out, problem{path: path + "." + itoa(i), message: words + ", got " + string(v)})
+				out = append(out, problem{path: path + "." + strconv.Itoa(i), message: words + ", got " + string(v)})
 			}
 		}
 		return out
@@ -80,5 +81,3 @@ func enumProblems(raw json.RawMessage, t reflect.Type, tag, path string) []probl
 	}
 	return nil
 }
-
-func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
