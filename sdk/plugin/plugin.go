@@ -26,6 +26,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/yosida95/uritemplate/v3"
+
 	"github.com/toolgate/toolgate/sdk/internal/similar"
 	"github.com/toolgate/toolgate/sdk/protov1"
 )
@@ -219,7 +221,7 @@ type backend struct {
 	p         *Plugin
 	tools     map[string]*Tool
 	resources map[string]*Resource
-	templates []*uriMatcher // in the order of p.ResourceTemplates
+	templates []*uritemplate.Template // in the order of p.ResourceTemplates
 	prompts   map[string]*Prompt
 }
 
@@ -362,7 +364,7 @@ func (b *backend) ReadResource(ctx context.Context, uri string) ([]ResourceConte
 		return fillContents(cs, uri, r.Def.MIMEType), err
 	}
 	for i, m := range b.templates {
-		if vars, ok := m.match(uri); ok {
+		if vars, ok := matchTemplate(m, uri); ok {
 			t := &b.p.ResourceTemplates[i]
 			cs, err := t.Read(ctx, uri, vars)
 			return fillContents(cs, uri, t.Def.MIMEType), err

@@ -3,19 +3,19 @@ package plugin
 import (
 	"context"
 	"fmt"
-	"net/url"
-	"regexp"
-	"strings"
+
+	"github.com/yosida95/uritemplate/v3"
 
 	"github.com/toolgate/toolgate/sdk/protov1"
 )
 
 // ResourceTemplate is a family of resources named by an RFC 6570 URI
 // template, such as "notes://note/{id}", and how to read one of them. Read
-// gets the URI asked for and the template's variables taken from it: a
-// `{name}` variable matches one path segment (no "/", "?" or "#") and is
-// percent-decoded; a `{+name}` variable matches the rest, slashes included,
-// as it stands.
+// gets the URI asked for and the template's variables taken from it,
+// percent-decoded: a `{name}` variable matches unreserved characters and
+// percent-escapes (one path segment), a `{+name}` one reserved characters
+// too ("/" included), and the other operators ({?q}, {/p}, ...) as RFC 6570
+// expands them.
 type ResourceTemplate struct {
 	Def  protov1.ResourceTemplate
 	Read func(ctx context.Context, uri string, vars map[string]string) ([]ResourceContents, error)
@@ -26,87 +26,30 @@ func ResourceTemplateDef(uriTemplate, name, description, mimeType string) protov
 	return protov1.ResourceTemplate{URITemplate: uriTemplate, Name: name, Description: description, MIMEType: mimeType}
 }
 
-// uriMatcher matches URIs against one template.
-type uriMatcher struct {
-	re      *regexp.Regexp
-	names   []string
-	decoded []bool // a {name} value is percent-decoded, a {+name} one is not
-}
-
-var templateExpr = regexp.MustCompile(`\{([^{}]*)\}`)
-
-// compileTemplate reads the expressions a plugin can match without
-// guessing: simple `{name}` and reserved `{+name}`. The other RFC 6570
-// operators ({?q}, {/p}, {#f}, lists) are refused at start-up rather than
-// matched wrongly at run time.
-func compileTemplate(tmpl string) (*uriMatcher, error) {
-	m := &uriMatcher{}
-	var re strings.Builder
-	re.WriteString("^")
-	last := 0
-	literal := func(s string) error {
-		if strings.ContainsAny(s, "{}") {
-			return fmt.Errorf("URI template %q: unbalanced braces", tmpl)
-		}
-		re.WriteString(regexp.QuoteMeta(s))
-		return nil
-	}
-	for _, loc := range templateExpr.FindAllStringSubmatchIndex(tmpl, -1) {
-		if err := literal(tmpl[last:loc[0]]); err != nil {
-			return nil, err
-		}
-		last = loc[1]
-		expr := tmpl[loc[2]:loc[3]]
-		reserved := strings.HasPrefix(expr, "+")
-		name := strings.TrimPrefix(expr, "+")
-		if name == "" || strings.Trim(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.") != "" {
-			return nil, fmt.Errorf("URI template %q: expression {%s}: only {name} and {+name} are matched", tmpl, expr)
-		}
-		for _, n := range m.names {
-			if n == name {
-				return nil, fmt.Errorf("URI template %q: variable %q appears twice", tmpl, name)
-			}
-		}
-		m.names = append(m.names, name)
-		m.decoded = append(m.decoded, !reserved)
-		if reserved {
-			re.WriteString("(.+)")
-		} else {
-			re.WriteString("([^/?#]+)")
-		}
-	}
-	if err := literal(tmpl[last:]); err != nil {
-		return nil, err
-	}
-	re.WriteString("$")
-	if len(m.names) == 0 {
-		return nil, fmt.Errorf("URI template %q has no {variable}; list a fixed URI in Resources instead", tmpl)
-	}
-	var err error
-	if m.re, err = regexp.Compile(re.String()); err != nil {
+// compileTemplate parses an RFC 6570 URI template with the library the
+// gateway's MCP layer matches templates with, so a URI it routes here is
+// read the same way here.
+func compileTemplate(tmpl string) (*uritemplate.Template, error) {
+	t, err := uritemplate.New(tmpl)
+	if err != nil {
 		return nil, fmt.Errorf("URI template %q: %w", tmpl, err)
 	}
-	return m, nil
+	if len(t.Varnames()) == 0 {
+		return nil, fmt.Errorf("URI template %q has no {variable}; list a fixed URI in Resources instead", tmpl)
+	}
+	return t, nil
 }
 
-// match returns the template's variables in uri, or false when uri is not
-// one of its resources.
-func (m *uriMatcher) match(uri string) (map[string]string, bool) {
-	sub := m.re.FindStringSubmatch(uri)
-	if sub == nil {
+// matchTemplate returns t's variables in uri, decoded, or false when uri is
+// not one of its resources.
+func matchTemplate(t *uritemplate.Template, uri string) (map[string]string, bool) {
+	values := t.Match(uri)
+	if values == nil {
 		return nil, false
 	}
-	vars := make(map[string]string, len(m.names))
-	for i, name := range m.names {
-		v := sub[i+1]
-		if m.decoded[i] {
-			d, err := url.PathUnescape(v)
-			if err != nil {
-				return nil, false
-			}
-			v = d
-		}
-		vars[name] = v
+	vars := make(map[string]string, len(values))
+	for _, name := range t.Varnames() {
+		vars[name] = values.Get(name).String()
 	}
 	return vars, true
 }
