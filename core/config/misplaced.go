@@ -4,13 +4,16 @@ import (
 	"reflect"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/hashicorp/hcl/v2"
 )
 
 // blockHomes maps each argument and block name of the config to the blocks
-// that take it, read from the spec types' hcl tags so it cannot drift.
-var blockHomes = func() map[string][]string {
+// that take it, read from the spec types' hcl tags so it cannot drift. It is
+// built when a config first has such a problem, not at init: every toolgate
+// process, plugins included, links this package.
+var blockHomes = sync.OnceValue(func() map[string][]string {
 	homes := map[string][]string{}
 	for _, b := range []struct {
 		where string
@@ -33,20 +36,22 @@ var blockHomes = func() map[string][]string {
 		}
 	}
 	return homes
-}()
+})
 
-var unsupportedName = regexp.MustCompile(`^(?:An argument named|Blocks of type) "([^"]+)" (?:is|are) not expected here\.$`)
+var unsupportedName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?:An argument named|Blocks of type) "([^"]+)" (?:is|are) not expected here\.$`)
+})
 
 // placeMisplaced tells where an argument or block belongs when it is written
 // in the wrong block (state_dir at the top level, call_timeout in listen),
 // which is what an unknown name most often is when HCL finds no near name.
 func placeMisplaced(diags hcl.Diagnostics) {
 	for _, d := range diags {
-		m := unsupportedName.FindStringSubmatch(d.Detail)
+		m := unsupportedName().FindStringSubmatch(d.Detail)
 		if m == nil {
 			continue
 		}
-		if homes := blockHomes[m[1]]; len(homes) > 0 {
+		if homes := blockHomes()[m[1]]; len(homes) > 0 {
 			d.Detail += " It belongs in " + strings.Join(homes, " or ") + "."
 		}
 	}

@@ -92,7 +92,7 @@ func checkSettings(p *Plugin, schemaOf SchemaSource) hcl.Diagnostics {
 		switch {
 		case pr.Unknown && pr.Suggestion != "":
 			msg = fmt.Sprintf("unknown setting; did you mean %q?", pr.Suggestion)
-		case pr.Unknown && slices.Contains(blockHomes[key], "a plugin block"):
+		case pr.Unknown && slices.Contains(blockHomes()[key], "a plugin block"):
 			msg = fmt.Sprintf("unknown setting; %s belongs in the plugin block, outside config {}", key)
 		case pr.Unknown:
 			msg = "unknown setting"
