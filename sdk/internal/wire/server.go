@@ -148,10 +148,9 @@ func (e *streamEvents) Log(l protov1.LogMessage) {
 
 func (s *Server) CallTool(req *pluginv1.CallToolRequest, stream grpc.ServerStreamingServer[pluginv1.CallToolEvent]) error {
 	events := &streamEvents{stream: stream}
-	returned := make(chan struct{})
-	go s.watchOverrun(stream.Context(), req.GetName(), returned)
+	returned := s.watchOverrun(stream.Context(), req.GetName())
 	res, err := s.callTool(stream.Context(), req, events)
-	close(returned)
+	returned()
 	if err != nil {
 		if errors.Is(err, protov1.ErrNotFound) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 			return statusOf(err)
