@@ -404,12 +404,10 @@ func (b *backend) GetPrompt(ctx context.Context, name string, args map[string]st
 	declared := make([]string, len(p.Def.Arguments))
 	for i, a := range p.Def.Arguments {
 		declared[i] = a.Name
-		if _, given := args[a.Name]; a.Required && !given {
-			return nil, protov1.InvalidArgumentf("prompt %q: argument %q is required", name, a.Name)
-		}
 	}
 	// A misspelt optional argument would be dropped without a word, and the
 	// prompt rendered as if it were not given; tools refuse it, so do prompts.
+	// It is named first: a misspelling is why a required argument is missing.
 	for _, given := range slices.Sorted(maps.Keys(args)) {
 		if !slices.Contains(declared, given) {
 			msg := fmt.Sprintf("prompt %q: unknown argument %q", name, given)
@@ -417,6 +415,11 @@ func (b *backend) GetPrompt(ctx context.Context, name string, args map[string]st
 				msg += fmt.Sprintf("; did you mean %q?", near)
 			}
 			return nil, protov1.InvalidArgumentf("%s", msg)
+		}
+	}
+	for _, a := range p.Def.Arguments {
+		if _, given := args[a.Name]; a.Required && !given {
+			return nil, protov1.InvalidArgumentf("prompt %q: argument %q is required", name, a.Name)
 		}
 	}
 	return p.Render(ctx, args)

@@ -289,6 +289,11 @@ func TestPromptRefusesUnknownArguments(t *testing.T) {
 	if !errors.Is(err, protov1.ErrInvalidArgument) || !strings.HasPrefix(err.Error(), `prompt "summarize": unknown argument "stlye"; did you mean "style"?`) {
 		t.Errorf("err = %v, want an invalid argument naming stlye and style", err)
 	}
+	// The misspelling is named even when it is why a required one is missing.
+	_, err = b.GetPrompt(context.Background(), "summarize", map[string]string{"tga": "work"})
+	if err == nil || !strings.Contains(err.Error(), `unknown argument "tga"; did you mean "tag"?`) {
+		t.Errorf("misspelt required argument: err = %v", err)
+	}
 	if _, err := b.GetPrompt(context.Background(), "summarize", map[string]string{"tag": "work", "style": "brief"}); err != nil {
 		t.Errorf("declared arguments: %v", err)
 	}
