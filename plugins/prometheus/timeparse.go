@@ -123,13 +123,22 @@ func parseStep(s string) (time.Duration, error) {
 		if !(f > 0) || f*float64(time.Second) >= math.MaxInt64 {
 			return 0, fmt.Errorf("step %q must be a positive number of seconds", s)
 		}
-		return time.Duration(f * float64(time.Second)), nil
+		return atLeastMillisecond(s, time.Duration(f*float64(time.Second)))
 	}
 	d, err := model.ParseDuration(s)
 	if err != nil || d <= 0 {
 		return 0, fmt.Errorf("step %q: use a duration such as 15s, 1m or 1h", s)
 	}
-	return time.Duration(d), nil
+	return atLeastMillisecond(s, time.Duration(d))
+}
+
+// atLeastMillisecond refuses a step finer than Prometheus' millisecond
+// timestamps, which would otherwise reach it as 0 (".0000000001" seconds).
+func atLeastMillisecond(s string, d time.Duration) (time.Duration, error) {
+	if d < time.Millisecond {
+		return 0, fmt.Errorf("step %q is finer than a millisecond, Prometheus' resolution; use a duration such as 15s, 1m or 1h", s)
+	}
+	return d, nil
 }
 
 // niceSteps are the resolutions a person would pick for a graph.
