@@ -3,6 +3,7 @@ package plugin
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/yosida95/uritemplate/v3"
 
@@ -15,7 +16,9 @@ import (
 // percent-decoded: a `{name}` variable matches unreserved characters and
 // percent-escapes (one path segment), a `{+name}` one reserved characters
 // too ("/" included), and the other operators ({?q}, {/p}, ...) as RFC 6570
-// expands them.
+// expands them. A variable that takes several values, as RFC 6570 writes a
+// list ("notes://note/a,b" for {id}), arrives as those values joined by
+// commas: "a,b".
 type ResourceTemplate struct {
 	Def  protov1.ResourceTemplate
 	Read func(ctx context.Context, uri string, vars map[string]string) ([]ResourceContents, error)
@@ -49,7 +52,9 @@ func matchTemplate(t *uritemplate.Template, uri string) (map[string]string, bool
 	}
 	vars := make(map[string]string, len(values))
 	for _, name := range t.Varnames() {
-		vars[name] = values.Get(name).String()
+		// A list's values are decoded one by one; joined, they read as the
+		// URI wrote them, where String() would give "".
+		vars[name] = strings.Join(values.Get(name).V, ",")
 	}
 	return vars, true
 }

@@ -48,6 +48,8 @@ func TestResourceTemplatesAreListedAndRead(t *testing.T) {
 		"notes://tag/work/2026/q1":  "map[path:2026/q1 tag:work]",
 		"notes://tag/wo%2Frk/x%20y": "map[path:x y tag:wo/rk]",
 		"notes://search?q=a%20b":    "map[q:a b]",
+		"notes://note/a,b":          "map[id:a,b]", // RFC 6570's list, joined as written
+		"notes://tag/x/y,z%20w":     "map[path:y,z w tag:x]",
 	} {
 		cs, err := b.ReadResource(ctx, uri)
 		if err != nil || len(cs) != 1 || cs[0].Text != want {
