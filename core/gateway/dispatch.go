@@ -60,6 +60,9 @@ func parseErrorResponse(err error) rpcResponse {
 		return errorResponse(nil, codeInvalidRequest, err.Error())
 	}
 	var invalid *invalidRequestError
+	if errors.As(err, &invalid) && invalid.Params {
+		return errorResponse(invalid.ID, codeInvalidParams, invalid.Error())
+	}
 	if errors.As(err, &invalid) {
 		return errorResponse(invalid.ID, codeInvalidRequest, invalid.Error())
 	}

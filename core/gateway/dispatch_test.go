@@ -126,6 +126,27 @@ func TestInvalidRequestsAreRefused(t *testing.T) {
 	}
 }
 
+// Params that are not an object (JSON-RPC's by-position form, which MCP
+// never uses) get -32602 with the request's id, in words rather than in
+// terms of a Go struct; null params are as good as none.
+func TestParamsMustBeAnObject(t *testing.T) {
+	for _, tc := range []struct{ msg, want string }{
+		{`{"jsonrpc":"2.0","id":3,"method":"ping","params":[]}`, "params must be an object, not an array"},
+		{`{"jsonrpc":"2.0","id":3,"method":"tools/list","params":"x"}`, `params must be an object, not "x"`},
+		{`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":7}`, "params must be an object, not 7"},
+	} {
+		transports(t, func(t *testing.T, send exchange) {
+			m := lastOf(send(t, tc.msg))
+			if m.Error == nil || m.Error.Code != codeInvalidParams || string(m.ID) != "3" || !strings.Contains(m.Error.Message, tc.want) {
+				t.Errorf("%s: got id %s error %+v, want -32602 with id 3 naming %q", tc.msg, m.ID, m.Error, tc.want)
+			}
+			if m := lastOf(send(t, `{"jsonrpc":"2.0","id":4,"method":"ping","params":null}`)); m.Error != nil || string(m.ID) != "4" {
+				t.Errorf("ping with null params: id %s error %+v", m.ID, m.Error)
+			}
+		})
+	}
+}
+
 // A client's response, and a notification with a null id, are still taken
 // without an answer.
 func TestResponsesAndNotificationsGetNoAnswer(t *testing.T) {

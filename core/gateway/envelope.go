@@ -99,9 +99,17 @@ type invalidRequestError struct {
 	// one, else nothing (written as null).
 	ID      json.RawMessage
 	Problem string
+	// Params marks a request whose params are not an object: -32602, as
+	// JSON-RPC answers invalid parameters.
+	Params bool
 }
 
-func (e *invalidRequestError) Error() string { return "invalid request: " + e.Problem }
+func (e *invalidRequestError) Error() string {
+	if e.Params {
+		return "invalid params: " + e.Problem
+	}
+	return "invalid request: " + e.Problem
+}
 
 // parseEnvelope reads one message. It fails with errBatch, a JSON syntax
 // error, or an *invalidRequestError.
@@ -126,6 +134,12 @@ func parseEnvelope(msg []byte) (*envelope, error) {
 	}
 	if err := env.check(); err != nil {
 		return nil, err
+	}
+	if env.isRequest() && present(env.Params) && env.Params[0] != '{' {
+		// JSON-RPC allows by-position params; MCP's are always named, and
+		// mcp-go would report the array in terms of its Go types.
+		return nil, &invalidRequestError{ID: env.ID, Params: true,
+			Problem: "params must be an object, not " + jsonLiteralName(env.Params)}
 	}
 	if env.isRequest() && present(env.Params) {
 		_ = json.Unmarshal(env.Params, &env.params) // a malformed params is mcp-go's to report
