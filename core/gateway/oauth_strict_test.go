@@ -88,6 +88,48 @@ func TestOAuthRefusalsAreLoggedAtInfoRateLimited(t *testing.T) {
 	}
 }
 
+// TestOAuthRefusalLogSaysWhatFailed: an operator reads in the log line of
+// a refused token which issuer it was checked against, and what a token the
+// issuer signed carried against the configuration and the clock; never the
+// token, and never more than a bounded line for what a forger wrote.
+func TestOAuthRefusalLogSaysWhatFailed(t *testing.T) {
+	as := newAuthServer(t)
+	ts, logs := oauthGateway(t, as, nil)
+	otherAud := as.claims()
+	otherAud["aud"] = []string{"https://gw.example.com/mcp/", "client-7"}
+	expired := as.claims()
+	expired["iat"], expired["exp"] = time.Now().Add(-time.Hour).Unix(), time.Now().Add(-10*time.Minute).Unix()
+	header := b64([]byte(`{"alg":"RS256","typ":"at+jwt","kid":"` + strings.Repeat("K", 200_000) + `"}`))
+	forged := header + "." + b64([]byte(`{"sub":"x"}`)) + ".c2ln"
+	tokens := []string{as.sign(jwt.SigningMethodRS256, "rsa-1", otherAud), as.sign(jwt.SigningMethodRS256, "rsa-1", expired), forged}
+	for _, tok := range tokens {
+		if a := send(t, http.MethodPost, ts.URL+"/mcp", "Bearer "+tok, nil); a.status != http.StatusUnauthorized {
+			t.Fatalf("status %d, want 401: %s", a.status, a.body)
+		}
+	}
+	out := logs.String()
+	for _, want := range []string{
+		`reason="access token for another audience"`, `issuer=` + as.URL, `audience=` + testAudience,
+		`token_aud="[\"https://gw.example.com/mcp/\",\"client-7\"]"`,
+		`reason="access token expired"`, `token_exp=` + time.Unix(expired["exp"].(int64), 0).UTC().Format(time.RFC3339), `now=`,
+		`reason="unknown signing key"`, `bytes in all`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("log lacks %s:\n%.3000s", want, out)
+		}
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if len(line) > 1000 {
+			t.Errorf("log line of %d bytes: %.300s…", len(line), line)
+		}
+	}
+	for _, tok := range tokens {
+		if sig := tok[strings.LastIndexByte(tok, '.')+1:]; strings.Contains(out, sig) {
+			t.Errorf("log shows a token's signature:\n%.3000s", out)
+		}
+	}
+}
+
 // keySourceFor is a key source for the keys of as, at jwksURL or discovered.
 func keySourceFor(t *testing.T, as *authServer, jwksURL string) *keySource {
 	t.Helper()
