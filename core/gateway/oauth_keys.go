@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"crypto"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/MicahParks/jwkset"
 	"github.com/MicahParks/keyfunc/v3"
+	"github.com/golang-jwt/jwt/v5"
 	"github.com/hashicorp/go-hclog"
 	"golang.org/x/time/rate"
 )
@@ -269,6 +271,33 @@ func (k *keySource) newKeyfunc(ctx context.Context, jwksURL string) (keyfunc.Key
 		return nil, err
 	}
 	return keyfunc.New(keyfunc.Options{Ctx: ctx, Storage: client, UseWhitelist: []jwkset.USE{jwkset.UseSig, ""}})
+}
+
+// signingKeys are the keys a token without a kid may be checked against:
+// keyfunc would try every key of the set, those published for encryption
+// too, so the use and alg a key is published with are checked here as
+// keyfunc checks them for a named key.
+func signingKeys(ctx context.Context, kf keyfunc.Keyfunc, alg string) (jwt.VerificationKeySet, error) {
+	all, err := kf.Storage().KeyReadAll(ctx)
+	if err != nil {
+		return jwt.VerificationKeySet{}, err
+	}
+	var set jwt.VerificationKeySet
+	for _, k := range all {
+		m := k.Marshal()
+		if (m.USE != jwkset.UseSig && m.USE != "") || (m.ALG != "" && m.ALG.String() != alg) {
+			continue
+		}
+		key := k.Key()
+		if pk, ok := key.(interface{ Public() crypto.PublicKey }); ok {
+			key = pk.Public()
+		}
+		set.Keys = append(set.Keys, key)
+	}
+	if len(set.Keys) == 0 {
+		return set, fmt.Errorf("the token names no kid and the key set holds no signing key for %s", alg)
+	}
+	return set, nil
 }
 
 // discover reads jwks_uri from the issuer's metadata, trying the places the

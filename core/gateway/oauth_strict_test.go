@@ -67,10 +67,32 @@ func TestOAuthOnlySignatureKeysVerify(t *testing.T) {
 	if a := send(t, http.MethodPost, ts.URL+"/mcp", "Bearer "+as.good(), nil); a.status != 401 {
 		t.Errorf("token signed by a key published for encryption: %d, want 401", a.status)
 	}
+	// Without a kid, the token is tried against the key set, and still only
+	// against its signing keys.
+	if a := send(t, http.MethodPost, ts.URL+"/mcp", "Bearer "+withoutKid(t, as, jwt.SigningMethodRS256, "rsa-1"), nil); a.status != 401 {
+		t.Errorf("token without a kid signed by a key published for encryption: %d, want 401", a.status)
+	}
 	// A key without "use" is a signing key.
 	if a := send(t, http.MethodPost, ts.URL+"/mcp", "Bearer "+as.sign(jwt.SigningMethodES256, "ec-1", as.claims()), nil); !a.passed() {
 		t.Errorf("token signed by a sig key: %d %s", a.status, a.body)
 	}
+	if a := send(t, http.MethodPost, ts.URL+"/mcp", "Bearer "+withoutKid(t, as, jwt.SigningMethodES256, "ec-1"), nil); !a.passed() {
+		t.Errorf("token without a kid signed by a sig key: %d %s", a.status, a.body)
+	}
+}
+
+// withoutKid is a good token signed by the key published as kid, with no
+// kid in its header.
+func withoutKid(t *testing.T, as *authServer, method jwt.SigningMethod, kid string) string {
+	t.Helper()
+	key := map[string]any{"rsa-1": as.rsaKey, "ec-1": as.ecKey}[kid]
+	tok := jwt.NewWithClaims(method, as.claims())
+	tok.Header["typ"] = "at+jwt"
+	s, err := tok.SignedString(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
 
 func TestOAuthRefusalsAreLoggedAtInfoRateLimited(t *testing.T) {

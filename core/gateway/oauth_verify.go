@@ -95,6 +95,9 @@ func (v *verifier) verify(ctx context.Context, token string) (credential, error)
 			unavailable = err
 			return nil, err
 		}
+		if _, named := t.Header["kid"]; !named {
+			return signingKeys(ctx, kf, t.Method.Alg())
+		}
 		return kf.KeyfuncCtx(ctx)(t)
 	}
 	claims := jwt.MapClaims{}
