@@ -133,6 +133,7 @@ func TestOAuthRefusalLogSaysWhatFailed(t *testing.T) {
 	for _, want := range []string{
 		`reason="access token for another audience"`, `issuer=` + as.URL, `audience=` + testAudience,
 		`token_aud="[\"https://gw.example.com/mcp/\",\"client-7\"]"`,
+		`token_sub=user-1 `,
 		`reason="access token expired"`, `token_exp=` + time.Unix(expired["exp"].(int64), 0).UTC().Format(time.RFC3339), `now=`,
 		`reason="unknown signing key"`, `bytes in all`,
 	} {

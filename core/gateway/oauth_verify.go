@@ -165,10 +165,14 @@ func (v *verifier) signedClaims(claims jwt.MapClaims) []any {
 		if !ok {
 			continue
 		}
-		text := fmt.Sprint(val)
-		if n, isNum := val.(float64); isNum && name != "sub" {
-			text = time.Unix(int64(n), 0).UTC().Format(time.RFC3339)
-		} else if b, err := json.Marshal(val); err == nil {
+		var text string
+		switch v := val.(type) {
+		case string:
+			text = v
+		case float64: // a NumericDate
+			text = time.Unix(int64(v), 0).UTC().Format(time.RFC3339)
+		default: // a list of audiences or scopes
+			b, _ := json.Marshal(v)
 			text = string(b)
 		}
 		out = append(out, "token_"+name, clip(text))
