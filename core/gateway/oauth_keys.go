@@ -136,7 +136,10 @@ type keySource struct {
 	life context.Context
 	end  context.CancelFunc
 
-	loaded atomic.Pointer[keyfunc.Keyfunc]
+	loaded atomic.Pointer[keySet]
+	// refetchLimit spaces the refetches a token asks for, with an unknown
+	// kid or a signature the keys held do not verify.
+	refetchLimit *rate.Limiter
 	// turn is a lock that a waiting request can give up on: one fetch at a
 	// time, the rest wait for its outcome or their own deadline.
 	turn chan struct{}
@@ -153,7 +156,8 @@ func newKeySource(issuer, jwksURL string, timeout time.Duration, log hclog.Logge
 		transport: tr,
 		client:    &http.Client{Transport: cappedTransport{tr}, Timeout: timeout, CheckRedirect: checkRedirect},
 		life:      life, end: end,
-		turn: make(chan struct{}, 1),
+		turn:         make(chan struct{}, 1),
+		refetchLimit: rate.NewLimiter(rate.Every(keysRefetchEvery), 1),
 	}
 }
 
@@ -164,8 +168,8 @@ func (k *keySource) close() {
 
 // get returns the keys, fetching them first if need be.
 func (k *keySource) get(ctx context.Context) (keyfunc.Keyfunc, error) {
-	if kf := k.loaded.Load(); kf != nil {
-		return *kf, nil
+	if ks := k.loaded.Load(); ks != nil {
+		return ks.kf, nil
 	}
 	select {
 	case k.turn <- struct{}{}:
@@ -173,8 +177,8 @@ func (k *keySource) get(ctx context.Context) (keyfunc.Keyfunc, error) {
 		return nil, &keysUnavailableError{url: k.where(), err: fmt.Errorf("waiting for another fetch: %w", ctx.Err()), retryAfter: time.Second}
 	}
 	defer func() { <-k.turn }()
-	if kf := k.loaded.Load(); kf != nil {
-		return *kf, nil
+	if ks := k.loaded.Load(); ks != nil {
+		return ks.kf, nil
 	}
 	if wait := keysRetryEvery - time.Since(k.lastTry); k.lastErr != nil && wait > 0 {
 		k.log.Debug("token not checked: signing keys still unavailable", "url", k.lastErr.url, "retry_in", wait)
@@ -182,7 +186,7 @@ func (k *keySource) get(ctx context.Context) (keyfunc.Keyfunc, error) {
 		e.retryAfter = wait
 		return nil, &e
 	}
-	kf, err := k.fetch(ctx)
+	ks, err := k.fetch(ctx)
 	// Retries are spaced from the end of an attempt: a request that waited
 	// for a slow failing fetch must not start another one at once.
 	k.lastTry = time.Now()
@@ -192,8 +196,8 @@ func (k *keySource) get(ctx context.Context) (keyfunc.Keyfunc, error) {
 		return nil, err
 	}
 	k.lastErr = nil
-	k.loaded.Store(&kf)
-	return kf, nil
+	k.loaded.Store(ks)
+	return ks.kf, nil
 }
 
 func (k *keySource) where() string {
@@ -205,7 +209,7 @@ func (k *keySource) where() string {
 
 // fetch finds the JWKS URL and loads the key set once, keeping it only if
 // it holds a usable key.
-func (k *keySource) fetch(ctx context.Context) (keyfunc.Keyfunc, *keysUnavailableError) {
+func (k *keySource) fetch(ctx context.Context) (*keySet, *keysUnavailableError) {
 	jwksURL := k.jwksURL
 	if jwksURL == "" {
 		u, err := k.discover(ctx)
@@ -225,7 +229,8 @@ func (k *keySource) fetch(ctx context.Context) (keyfunc.Keyfunc, *keysUnavailabl
 	// done, the request waiting for it can end it too.
 	attempt, drop := context.WithCancel(k.life)
 	requestGone := context.AfterFunc(ctx, drop)
-	kf, err := k.newKeyfunc(attempt, jwksURL)
+	held := jwkset.NewMemoryStorage()
+	kf, err := k.newKeyfunc(attempt, jwksURL, held)
 	if !requestGone() || err != nil {
 		drop()
 		if err == nil {
@@ -243,14 +248,15 @@ func (k *keySource) fetch(ctx context.Context) (keyfunc.Keyfunc, *keysUnavailabl
 	}
 	context.AfterFunc(k.life, drop)
 	k.log.Info("fetched the authorization server's signing keys", "url", jwksURL, "keys", len(keys))
-	return kf, nil
+	return &keySet{kf: kf, held: held, url: jwksURL}, nil
 }
 
 // newKeyfunc fetches the key set at jwksURL and keeps it fresh until ctx
 // ends: hourly, and on an unknown kid at most every keysRefetchEvery. Only
 // keys meant for signatures ("use": "sig", or no use) verify tokens.
-func (k *keySource) newKeyfunc(ctx context.Context, jwksURL string) (keyfunc.Keyfunc, error) {
+func (k *keySource) newKeyfunc(ctx context.Context, jwksURL string, held jwkset.Storage) (keyfunc.Keyfunc, error) {
 	store, err := jwkset.NewStorageFromHTTP(jwksURL, jwkset.HTTPClientStorageOptions{
+		Storage:         held,
 		Client:          k.client,
 		Ctx:             ctx,
 		HTTPTimeout:     k.timeout,
@@ -265,7 +271,7 @@ func (k *keySource) newKeyfunc(ctx context.Context, jwksURL string) (keyfunc.Key
 	client, err := jwkset.NewHTTPClient(jwkset.HTTPClientOptions{
 		HTTPURLs:          map[string]jwkset.Storage{jwksURL: store},
 		RateLimitWaitMax:  k.timeout,
-		RefreshUnknownKID: rate.NewLimiter(rate.Every(keysRefetchEvery), 1),
+		RefreshUnknownKID: k.refetchLimit,
 	})
 	if err != nil {
 		return nil, err

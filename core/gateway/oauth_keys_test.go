@@ -1,6 +1,8 @@
 package gateway
 
 import (
+	"crypto/rand"
+	"crypto/rsa"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
@@ -50,6 +52,47 @@ func TestOAuthRotatedKeyIsFetched(t *testing.T) {
 	}
 	if n := as.jwksHits.Load(); n != 2 {
 		t.Errorf("JWKS fetched %d times, want 2", n)
+	}
+}
+
+// TestOAuthKeyReplacedUnderItsKid: a key the authorization server replaces
+// under a kid the gateway knows is fetched at the first token it signs, not
+// an hour later; a flood of forged signatures costs the server no fetch more.
+func TestOAuthKeyReplacedUnderItsKid(t *testing.T) {
+	as := newAuthServer(t)
+	ts, _ := oauthGateway(t, as, nil)
+	if a := send(t, http.MethodPost, ts.URL+"/mcp", "Bearer "+as.good(), nil); !a.passed() {
+		t.Fatalf("good token: %d %s", a.status, a.body)
+	}
+	replacement, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	as.set(func(as *authServer) { as.rsaKey = replacement })
+	if a := send(t, http.MethodPost, ts.URL+"/mcp", "Bearer "+as.good(), nil); !a.passed() {
+		t.Fatalf("token signed by the key now published as rsa-1: %d %q", a.status, a.header.Get("WWW-Authenticate"))
+	}
+	if n := as.jwksHits.Load(); n != 2 {
+		t.Errorf("JWKS fetched %d times, want 2: the first fetch, then one for the replaced key", n)
+	}
+	forger, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	forged := jwt.NewWithClaims(jwt.SigningMethodRS256, as.claims())
+	forged.Header["kid"], forged.Header["typ"] = "rsa-1", "at+jwt"
+	token, err := forged.SignedString(forger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 20 {
+		a := send(t, http.MethodPost, ts.URL+"/mcp", "Bearer "+token, nil)
+		if a.status != 401 || !strings.Contains(a.header.Get("WWW-Authenticate"), "invalid signature") {
+			t.Fatalf("forged signature: %d %q", a.status, a.header.Get("WWW-Authenticate"))
+		}
+	}
+	if n := as.jwksHits.Load(); n != 2 {
+		t.Errorf("JWKS fetched %d times after 20 forged signatures, want still 2 (rate-limited)", n)
 	}
 }
 

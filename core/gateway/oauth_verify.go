@@ -102,6 +102,10 @@ func (v *verifier) verify(ctx context.Context, token string) (credential, error)
 	}
 	claims := jwt.MapClaims{}
 	parsed, err := v.parser.ParseWithClaims(token, claims, keyfunc)
+	if keyMayHaveChanged(parsed, err) && v.keys.refetch(ctx) {
+		claims = jwt.MapClaims{}
+		parsed, err = v.parser.ParseWithClaims(token, claims, keyfunc)
+	}
 	switch {
 	case unavailable != nil:
 		return credential{}, unavailable
