@@ -200,6 +200,15 @@ func (k *keySource) get(ctx context.Context) (keyfunc.Keyfunc, error) {
 	return ks.kf, nil
 }
 
+// prefetch fetches the keys as the gateway starts serving, so a wrong
+// issuer or an unreachable authorization server is in the log at start
+// rather than at the first client's request, which then need not wait.
+func (k *keySource) prefetch(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, k.timeout)
+	defer cancel()
+	_, _ = k.get(ctx) // get logs a failure
+}
+
 func (k *keySource) where() string {
 	if k.jwksURL != "" {
 		return k.jwksURL

@@ -1,6 +1,8 @@
 package gateway
 
 import (
+	"bytes"
+	"context"
 	"crypto/rand"
 	"crypto/rsa"
 	"net/http"
@@ -11,6 +13,7 @@ import (
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+	"github.com/hashicorp/go-hclog"
 )
 
 func TestOAuthUnknownKidRefetchesThenRefuses(t *testing.T) {
@@ -93,6 +96,45 @@ func TestOAuthKeyReplacedUnderItsKid(t *testing.T) {
 	}
 	if n := as.jwksHits.Load(); n != 2 {
 		t.Errorf("JWKS fetched %d times after 20 forged signatures, want still 2 (rate-limited)", n)
+	}
+}
+
+// TestOAuthKeysFetchedWhenServingStarts: the keys are fetched as the
+// gateway starts listening, before any request, and an authorization server
+// that cannot be reached is in the log then, naming what failed.
+func TestOAuthKeysFetchedWhenServingStarts(t *testing.T) {
+	gone := httptest.NewServer(http.NotFoundHandler())
+	gone.Close()
+	as := newAuthServer(t)
+	for _, tc := range []struct {
+		name, issuer, want string
+	}{
+		{"reachable", as.URL, "fetched the authorization server's signing keys: url=" + as.URL + "/jwks"},
+		{"unreachable", gone.URL, "cannot check access tokens: signing keys unavailable: url=" + gone.URL + "/.well-known/oauth-authorization-server"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			logs := &syncWriter{w: &bytes.Buffer{}}
+			f := newFixture(t, func(opts *Options) {
+				opts.OAuth = &OAuth{Issuer: tc.issuer, Audience: testAudience}
+				opts.Logger = hclog.New(&hclog.LoggerOptions{Output: logs, Level: hclog.Info})
+			})
+			ctx, cancel := context.WithCancel(context.Background())
+			served := make(chan error, 1)
+			go func() { served <- f.srv.ServeHTTP(ctx, "127.0.0.1:0", nil) }()
+			defer func() {
+				cancel()
+				if err := <-served; err != nil {
+					t.Error(err)
+				}
+			}()
+			deadline := time.Now().Add(5 * time.Second)
+			for !strings.Contains(logs.String(), tc.want) {
+				if time.Now().After(deadline) {
+					t.Fatalf("no %q in the log 5 s after start, with no request:\n%s", tc.want, logs)
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+		})
 	}
 }
 
