@@ -73,7 +73,9 @@ func (k *keySource) readKeySet(ctx context.Context, u string) ([]jwkset.JWK, err
 	}
 	var keys []jwkset.JWK
 	for _, m := range set.Keys {
-		jwk, err := jwkset.NewJWKFromMarshal(m, jwkset.JWKMarshalOptions{}, jwkset.JWKValidateOptions{})
+		// Read as keyfunc's own refresh reads a set; a private key a set
+		// should not hold is used by its public half only.
+		jwk, err := jwkset.NewJWKFromMarshal(m, jwkset.JWKMarshalOptions{Private: true}, jwkset.JWKValidateOptions{})
 		switch {
 		case errors.Is(err, jwkset.ErrUnsupportedKey):
 			continue
