@@ -48,10 +48,12 @@ func (d *decoder) oauth(l *Listen, s *oauthSpec) {
 	o := &OAuth{Issuer: s.Issuer, Audience: s.Audience, Scopes: s.Scopes, AllowAnyTyp: s.AllowAnyTyp}
 	l.OAuth = o
 	d.duration(&o.MaxTokenLifetime, "max_token_lifetime", s.MaxLifetime, s.MaxLifeRange, true)
-	if msg := checkIssuer(s.Issuer); msg != "" {
+	// A required attribute that is missing has been reported by the schema,
+	// with its place; its empty value has none and needs no second word.
+	if msg := checkIssuer(s.Issuer); msg != "" && s.IssuerRange.Filename != "" {
 		d.problem(s.IssuerRange, msg)
 	}
-	if strings.TrimSpace(s.Audience) == "" {
+	if strings.TrimSpace(s.Audience) == "" && s.AudienceRange.Filename != "" {
 		d.problem(s.AudienceRange, `audience is empty; write the audience the authorization server puts in tokens for this gateway, usually its /mcp URL, such as "https://gw.example.com/mcp"`)
 	}
 	if s.JWKSURL != nil {
@@ -75,13 +77,18 @@ func (d *decoder) oauth(l *Listen, s *oauthSpec) {
 }
 
 // checkIssuer accepts what RFC 8414 calls an issuer: an https URL without
-// query or fragment (plain http only on a loopback host, as a test server is).
+// query, fragment or user info (plain http only on a loopback host, as a test server is).
 func checkIssuer(issuer string) string {
 	if msg := checkFetchURL("issuer", issuer, "https://auth.example.com"); msg != "" {
 		return msg
 	}
-	if u, _ := url.Parse(issuer); u.RawQuery != "" {
+	u, _ := url.Parse(issuer)
+	if u.RawQuery != "" {
 		return fmt.Sprintf("invalid issuer %q: an issuer has no query", issuer)
+	}
+	// The issuer is published to anyone in the protected-resource metadata.
+	if u.User != nil {
+		return fmt.Sprintf("invalid issuer %q: an issuer carries no user name or password; they would be published to every client in the protected-resource metadata", u.Redacted())
 	}
 	return ""
 }

@@ -94,6 +94,8 @@ func TestOAuthErrors(t *testing.T) {
 			`toolgate.hcl:3:16: invalid issuer "auth.example.com"; write an https:// URL, such as "https://auth.example.com"`},
 		{"issuer over plain http", block("    issuer   = \"http://auth.example.com\"\n    audience = \"a\"\n"),
 			`toolgate.hcl:3:16: issuer "http://auth.example.com" must use https: signing keys fetched over plain http could be replaced on the way (http is accepted for a loopback host only)`},
+		{"issuer with credentials", block("    issuer   = \"https://client:s3cret@auth.example.com\"\n    audience = \"a\"\n"),
+			`toolgate.hcl:3:16: invalid issuer "https://client:xxxxx@auth.example.com": an issuer carries no user name or password`},
 		{"issuer with a query", block("    issuer   = \"https://auth.example.com/?tenant=1\"\n    audience = \"a\"\n"),
 			`toolgate.hcl:3:16: invalid issuer "https://auth.example.com/?tenant=1": an issuer has no query`},
 		{"jwks_url over plain http", block(good + "    jwks_url = \"http://10.0.0.5/jwks\"\n"),
@@ -117,6 +119,15 @@ func TestOAuthErrors(t *testing.T) {
 			err := parseErr(t, tc.src)
 			if !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error:\n%v\nwant it to contain\n%s", err, tc.want)
+			}
+			// Every problem names its place; none is a cascade of another.
+			for _, line := range strings.Split(err.Error(), "\n") {
+				if !strings.HasPrefix(line, "toolgate.hcl:") || strings.Contains(line, ":0:0:") {
+					t.Errorf("error line without a place in the file: %q", line)
+				}
+			}
+			if strings.Contains(err.Error(), "s3cret") {
+				t.Errorf("error shows the password: %v", err)
 			}
 		})
 	}

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"crypto"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/MicahParks/jwkset"
 	"github.com/MicahParks/keyfunc/v3"
+	"github.com/golang-jwt/jwt/v5"
 	"github.com/hashicorp/go-hclog"
 	"golang.org/x/time/rate"
 )
@@ -134,7 +136,10 @@ type keySource struct {
 	life context.Context
 	end  context.CancelFunc
 
-	loaded atomic.Pointer[keyfunc.Keyfunc]
+	loaded atomic.Pointer[keySet]
+	// refetchLimit spaces the refetches a token asks for, with an unknown
+	// kid or a signature the keys held do not verify.
+	refetchLimit *rate.Limiter
 	// turn is a lock that a waiting request can give up on: one fetch at a
 	// time, the rest wait for its outcome or their own deadline.
 	turn chan struct{}
@@ -151,7 +156,8 @@ func newKeySource(issuer, jwksURL string, timeout time.Duration, log hclog.Logge
 		transport: tr,
 		client:    &http.Client{Transport: cappedTransport{tr}, Timeout: timeout, CheckRedirect: checkRedirect},
 		life:      life, end: end,
-		turn: make(chan struct{}, 1),
+		turn:         make(chan struct{}, 1),
+		refetchLimit: rate.NewLimiter(rate.Every(keysRefetchEvery), 1),
 	}
 }
 
@@ -162,8 +168,8 @@ func (k *keySource) close() {
 
 // get returns the keys, fetching them first if need be.
 func (k *keySource) get(ctx context.Context) (keyfunc.Keyfunc, error) {
-	if kf := k.loaded.Load(); kf != nil {
-		return *kf, nil
+	if ks := k.loaded.Load(); ks != nil {
+		return ks.kf, nil
 	}
 	select {
 	case k.turn <- struct{}{}:
@@ -171,8 +177,8 @@ func (k *keySource) get(ctx context.Context) (keyfunc.Keyfunc, error) {
 		return nil, &keysUnavailableError{url: k.where(), err: fmt.Errorf("waiting for another fetch: %w", ctx.Err()), retryAfter: time.Second}
 	}
 	defer func() { <-k.turn }()
-	if kf := k.loaded.Load(); kf != nil {
-		return *kf, nil
+	if ks := k.loaded.Load(); ks != nil {
+		return ks.kf, nil
 	}
 	if wait := keysRetryEvery - time.Since(k.lastTry); k.lastErr != nil && wait > 0 {
 		k.log.Debug("token not checked: signing keys still unavailable", "url", k.lastErr.url, "retry_in", wait)
@@ -180,7 +186,7 @@ func (k *keySource) get(ctx context.Context) (keyfunc.Keyfunc, error) {
 		e.retryAfter = wait
 		return nil, &e
 	}
-	kf, err := k.fetch(ctx)
+	ks, err := k.fetch(ctx)
 	// Retries are spaced from the end of an attempt: a request that waited
 	// for a slow failing fetch must not start another one at once.
 	k.lastTry = time.Now()
@@ -190,8 +196,17 @@ func (k *keySource) get(ctx context.Context) (keyfunc.Keyfunc, error) {
 		return nil, err
 	}
 	k.lastErr = nil
-	k.loaded.Store(&kf)
-	return kf, nil
+	k.loaded.Store(ks)
+	return ks.kf, nil
+}
+
+// prefetch fetches the keys as the gateway starts serving, so a wrong
+// issuer or an unreachable authorization server is in the log at start
+// rather than at the first client's request, which then need not wait.
+func (k *keySource) prefetch(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, k.timeout)
+	defer cancel()
+	_, _ = k.get(ctx) // get logs a failure
 }
 
 func (k *keySource) where() string {
@@ -203,7 +218,7 @@ func (k *keySource) where() string {
 
 // fetch finds the JWKS URL and loads the key set once, keeping it only if
 // it holds a usable key.
-func (k *keySource) fetch(ctx context.Context) (keyfunc.Keyfunc, *keysUnavailableError) {
+func (k *keySource) fetch(ctx context.Context) (*keySet, *keysUnavailableError) {
 	jwksURL := k.jwksURL
 	if jwksURL == "" {
 		u, err := k.discover(ctx)
@@ -223,7 +238,8 @@ func (k *keySource) fetch(ctx context.Context) (keyfunc.Keyfunc, *keysUnavailabl
 	// done, the request waiting for it can end it too.
 	attempt, drop := context.WithCancel(k.life)
 	requestGone := context.AfterFunc(ctx, drop)
-	kf, err := k.newKeyfunc(attempt, jwksURL)
+	held := jwkset.NewMemoryStorage()
+	kf, err := k.newKeyfunc(attempt, jwksURL, held)
 	if !requestGone() || err != nil {
 		drop()
 		if err == nil {
@@ -241,14 +257,15 @@ func (k *keySource) fetch(ctx context.Context) (keyfunc.Keyfunc, *keysUnavailabl
 	}
 	context.AfterFunc(k.life, drop)
 	k.log.Info("fetched the authorization server's signing keys", "url", jwksURL, "keys", len(keys))
-	return kf, nil
+	return &keySet{kf: kf, held: held, url: jwksURL}, nil
 }
 
 // newKeyfunc fetches the key set at jwksURL and keeps it fresh until ctx
 // ends: hourly, and on an unknown kid at most every keysRefetchEvery. Only
 // keys meant for signatures ("use": "sig", or no use) verify tokens.
-func (k *keySource) newKeyfunc(ctx context.Context, jwksURL string) (keyfunc.Keyfunc, error) {
+func (k *keySource) newKeyfunc(ctx context.Context, jwksURL string, held jwkset.Storage) (keyfunc.Keyfunc, error) {
 	store, err := jwkset.NewStorageFromHTTP(jwksURL, jwkset.HTTPClientStorageOptions{
+		Storage:         held,
 		Client:          k.client,
 		Ctx:             ctx,
 		HTTPTimeout:     k.timeout,
@@ -263,12 +280,39 @@ func (k *keySource) newKeyfunc(ctx context.Context, jwksURL string) (keyfunc.Key
 	client, err := jwkset.NewHTTPClient(jwkset.HTTPClientOptions{
 		HTTPURLs:          map[string]jwkset.Storage{jwksURL: store},
 		RateLimitWaitMax:  k.timeout,
-		RefreshUnknownKID: rate.NewLimiter(rate.Every(keysRefetchEvery), 1),
+		RefreshUnknownKID: k.refetchLimit,
 	})
 	if err != nil {
 		return nil, err
 	}
 	return keyfunc.New(keyfunc.Options{Ctx: ctx, Storage: client, UseWhitelist: []jwkset.USE{jwkset.UseSig, ""}})
+}
+
+// signingKeys are the keys a token without a kid may be checked against:
+// keyfunc would try every key of the set, those published for encryption
+// too, so the use and alg a key is published with are checked here as
+// keyfunc checks them for a named key.
+func signingKeys(ctx context.Context, kf keyfunc.Keyfunc, alg string) (jwt.VerificationKeySet, error) {
+	all, err := kf.Storage().KeyReadAll(ctx)
+	if err != nil {
+		return jwt.VerificationKeySet{}, err
+	}
+	var set jwt.VerificationKeySet
+	for _, k := range all {
+		m := k.Marshal()
+		if (m.USE != jwkset.UseSig && m.USE != "") || (m.ALG != "" && m.ALG.String() != alg) {
+			continue
+		}
+		key := k.Key()
+		if pk, ok := key.(interface{ Public() crypto.PublicKey }); ok {
+			key = pk.Public()
+		}
+		set.Keys = append(set.Keys, key)
+	}
+	if len(set.Keys) == 0 {
+		return set, fmt.Errorf("the token names no kid and the key set holds no signing key for %s", alg)
+	}
+	return set, nil
 }
 
 // discover reads jwks_uri from the issuer's metadata, trying the places the

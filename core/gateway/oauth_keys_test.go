@@ -1,6 +1,10 @@
 package gateway
 
 import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/rsa"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
@@ -9,6 +13,7 @@ import (
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+	"github.com/hashicorp/go-hclog"
 )
 
 func TestOAuthUnknownKidRefetchesThenRefuses(t *testing.T) {
@@ -50,6 +55,86 @@ func TestOAuthRotatedKeyIsFetched(t *testing.T) {
 	}
 	if n := as.jwksHits.Load(); n != 2 {
 		t.Errorf("JWKS fetched %d times, want 2", n)
+	}
+}
+
+// TestOAuthKeyReplacedUnderItsKid: a key the authorization server replaces
+// under a kid the gateway knows is fetched at the first token it signs, not
+// an hour later; a flood of forged signatures costs the server no fetch more.
+func TestOAuthKeyReplacedUnderItsKid(t *testing.T) {
+	as := newAuthServer(t)
+	ts, _ := oauthGateway(t, as, nil)
+	if a := send(t, http.MethodPost, ts.URL+"/mcp", "Bearer "+as.good(), nil); !a.passed() {
+		t.Fatalf("good token: %d %s", a.status, a.body)
+	}
+	replacement, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	as.set(func(as *authServer) { as.rsaKey = replacement })
+	if a := send(t, http.MethodPost, ts.URL+"/mcp", "Bearer "+as.good(), nil); !a.passed() {
+		t.Fatalf("token signed by the key now published as rsa-1: %d %q", a.status, a.header.Get("WWW-Authenticate"))
+	}
+	if n := as.jwksHits.Load(); n != 2 {
+		t.Errorf("JWKS fetched %d times, want 2: the first fetch, then one for the replaced key", n)
+	}
+	forger, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	forged := jwt.NewWithClaims(jwt.SigningMethodRS256, as.claims())
+	forged.Header["kid"], forged.Header["typ"] = "rsa-1", "at+jwt"
+	token, err := forged.SignedString(forger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 20 {
+		a := send(t, http.MethodPost, ts.URL+"/mcp", "Bearer "+token, nil)
+		if a.status != 401 || !strings.Contains(a.header.Get("WWW-Authenticate"), "invalid signature") {
+			t.Fatalf("forged signature: %d %q", a.status, a.header.Get("WWW-Authenticate"))
+		}
+	}
+	if n := as.jwksHits.Load(); n != 2 {
+		t.Errorf("JWKS fetched %d times after 20 forged signatures, want still 2 (rate-limited)", n)
+	}
+}
+
+// TestOAuthKeysFetchedWhenServingStarts: the keys are fetched as the
+// gateway starts listening, before any request, and an authorization server
+// that cannot be reached is in the log then, naming what failed.
+func TestOAuthKeysFetchedWhenServingStarts(t *testing.T) {
+	gone := httptest.NewServer(http.NotFoundHandler())
+	gone.Close()
+	as := newAuthServer(t)
+	for _, tc := range []struct {
+		name, issuer, want string
+	}{
+		{"reachable", as.URL, "fetched the authorization server's signing keys: url=" + as.URL + "/jwks"},
+		{"unreachable", gone.URL, "cannot check access tokens: signing keys unavailable: url=" + gone.URL + "/.well-known/oauth-authorization-server"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			logs := &syncWriter{w: &bytes.Buffer{}}
+			f := newFixture(t, func(opts *Options) {
+				opts.OAuth = &OAuth{Issuer: tc.issuer, Audience: testAudience}
+				opts.Logger = hclog.New(&hclog.LoggerOptions{Output: logs, Level: hclog.Info})
+			})
+			ctx, cancel := context.WithCancel(context.Background())
+			served := make(chan error, 1)
+			go func() { served <- f.srv.ServeHTTP(ctx, "127.0.0.1:0", nil) }()
+			defer func() {
+				cancel()
+				if err := <-served; err != nil {
+					t.Error(err)
+				}
+			}()
+			deadline := time.Now().Add(5 * time.Second)
+			for !strings.Contains(logs.String(), tc.want) {
+				if time.Now().After(deadline) {
+					t.Fatalf("no %q in the log 5 s after start, with no request:\n%s", tc.want, logs)
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+		})
 	}
 }
 

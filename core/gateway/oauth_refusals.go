@@ -1,8 +1,10 @@
 package gateway
 
 import (
+	"fmt"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/hashicorp/go-hclog"
 	"golang.org/x/time/rate"
@@ -34,10 +36,29 @@ func (l *refusalLog) note(e *tokenError, remote string) {
 	}
 	args := []any{"reason", e.reason, "remote", remote}
 	if e.err != nil {
-		args = append(args, "error", e.err)
+		args = append(args, "error", clip(e.err.Error()))
 	}
+	args = append(args, e.signed...)
 	if n := l.skipped.Swap(0); n > 0 {
 		args = append(args, "more_refused_unlogged", n)
 	}
 	l.log.Info("access token refused", args...)
+}
+
+// maxLoggedText bounds a value from a token in a log line: the header of a
+// token nobody signed (its kid, its alg) is whatever its sender wrote, up to
+// the size of a request header.
+const maxLoggedText = 200
+
+// clip shortens s to maxLoggedText bytes, on a rune boundary, saying how
+// long it was.
+func clip(s string) string {
+	if len(s) <= maxLoggedText {
+		return s
+	}
+	cut := maxLoggedText
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (%d bytes in all)", s[:cut], len(s))
 }

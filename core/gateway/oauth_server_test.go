@@ -132,7 +132,7 @@ func b64(b []byte) string { return base64.RawURLEncoding.EncodeToString(b) }
 // algorithm allow-list is what keeps other algorithms out.
 func (as *authServer) jwks(rotated bool) string {
 	as.mu.Lock()
-	use, padding := as.rsaUse, as.padding
+	use, padding, rsaKey := as.rsaUse, as.padding, as.rsaKey
 	as.mu.Unlock()
 	rsaJWK := func(kid, use string, k *rsa.PublicKey) string {
 		return fmt.Sprintf(`{"kty":"RSA","kid":%q,"use":%q,"n":%q,"e":%q}`, kid, use, b64(k.N.Bytes()), b64(big.NewInt(int64(k.E)).Bytes()))
@@ -142,7 +142,7 @@ func (as *authServer) jwks(rotated bool) string {
 		as.t.Fatal(err)
 	}
 	keys := []string{
-		rsaJWK("rsa-1", use, &as.rsaKey.PublicKey),
+		rsaJWK("rsa-1", use, &rsaKey.PublicKey),
 		fmt.Sprintf(`{"kty":"EC","kid":"ec-1","use":"sig","crv":"P-256","x":%q,"y":%q}`, b64(ecPub[1:33]), b64(ecPub[33:])),
 		fmt.Sprintf(`{"kty":"OKP","kid":"ed-1","use":"sig","crv":"Ed25519","x":%q}`, b64(as.edKey.Public().(ed25519.PublicKey))),
 	}

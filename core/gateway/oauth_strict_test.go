@@ -67,10 +67,32 @@ func TestOAuthOnlySignatureKeysVerify(t *testing.T) {
 	if a := send(t, http.MethodPost, ts.URL+"/mcp", "Bearer "+as.good(), nil); a.status != 401 {
 		t.Errorf("token signed by a key published for encryption: %d, want 401", a.status)
 	}
+	// Without a kid, the token is tried against the key set, and still only
+	// against its signing keys.
+	if a := send(t, http.MethodPost, ts.URL+"/mcp", "Bearer "+withoutKid(t, as, jwt.SigningMethodRS256, "rsa-1"), nil); a.status != 401 {
+		t.Errorf("token without a kid signed by a key published for encryption: %d, want 401", a.status)
+	}
 	// A key without "use" is a signing key.
 	if a := send(t, http.MethodPost, ts.URL+"/mcp", "Bearer "+as.sign(jwt.SigningMethodES256, "ec-1", as.claims()), nil); !a.passed() {
 		t.Errorf("token signed by a sig key: %d %s", a.status, a.body)
 	}
+	if a := send(t, http.MethodPost, ts.URL+"/mcp", "Bearer "+withoutKid(t, as, jwt.SigningMethodES256, "ec-1"), nil); !a.passed() {
+		t.Errorf("token without a kid signed by a sig key: %d %s", a.status, a.body)
+	}
+}
+
+// withoutKid is a good token signed by the key published as kid, with no
+// kid in its header.
+func withoutKid(t *testing.T, as *authServer, method jwt.SigningMethod, kid string) string {
+	t.Helper()
+	key := map[string]any{"rsa-1": as.rsaKey, "ec-1": as.ecKey}[kid]
+	tok := jwt.NewWithClaims(method, as.claims())
+	tok.Header["typ"] = "at+jwt"
+	s, err := tok.SignedString(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
 
 func TestOAuthRefusalsAreLoggedAtInfoRateLimited(t *testing.T) {
@@ -85,6 +107,49 @@ func TestOAuthRefusalsAreLoggedAtInfoRateLimited(t *testing.T) {
 	lines := strings.Count(logs.String(), "[INFO]  oauth: access token refused")
 	if lines < 1 || lines > refusalLogBurst+2 {
 		t.Errorf("%d info lines for 40 refused tokens, want between 1 and %d:\n%s", lines, refusalLogBurst+2, logs)
+	}
+}
+
+// TestOAuthRefusalLogSaysWhatFailed: an operator reads in the log line of
+// a refused token which issuer it was checked against, and what a token the
+// issuer signed carried against the configuration and the clock; never the
+// token, and never more than a bounded line for what a forger wrote.
+func TestOAuthRefusalLogSaysWhatFailed(t *testing.T) {
+	as := newAuthServer(t)
+	ts, logs := oauthGateway(t, as, nil)
+	otherAud := as.claims()
+	otherAud["aud"] = []string{"https://gw.example.com/mcp/", "client-7"}
+	expired := as.claims()
+	expired["iat"], expired["exp"] = time.Now().Add(-time.Hour).Unix(), time.Now().Add(-10*time.Minute).Unix()
+	header := b64([]byte(`{"alg":"RS256","typ":"at+jwt","kid":"` + strings.Repeat("K", 200_000) + `"}`))
+	forged := header + "." + b64([]byte(`{"sub":"x"}`)) + ".c2ln"
+	tokens := []string{as.sign(jwt.SigningMethodRS256, "rsa-1", otherAud), as.sign(jwt.SigningMethodRS256, "rsa-1", expired), forged}
+	for _, tok := range tokens {
+		if a := send(t, http.MethodPost, ts.URL+"/mcp", "Bearer "+tok, nil); a.status != http.StatusUnauthorized {
+			t.Fatalf("status %d, want 401: %s", a.status, a.body)
+		}
+	}
+	out := logs.String()
+	for _, want := range []string{
+		`reason="access token for another audience"`, `issuer=` + as.URL, `audience=` + testAudience,
+		`token_aud="[\"https://gw.example.com/mcp/\",\"client-7\"]"`,
+		`token_sub=user-1 `,
+		`reason="access token expired"`, `token_exp=` + time.Unix(expired["exp"].(int64), 0).UTC().Format(time.RFC3339), `now=`,
+		`reason="unknown signing key"`, `bytes in all`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("log lacks %s:\n%.3000s", want, out)
+		}
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if len(line) > 1000 {
+			t.Errorf("log line of %d bytes: %.300s…", len(line), line)
+		}
+	}
+	for _, tok := range tokens {
+		if sig := tok[strings.LastIndexByte(tok, '.')+1:]; strings.Contains(out, sig) {
+			t.Errorf("log shows a token's signature:\n%.3000s", out)
+		}
 	}
 }
 

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -37,6 +38,10 @@ type tokenError struct {
 	code   string
 	reason string
 	err    error
+	// signed is what a token whose signature verified says about why it
+	// was refused, as log key/value pairs; nil when the signature did not
+	// verify, since nobody vouches for such a token's contents.
+	signed []any
 }
 
 func (e *tokenError) Error() string {
@@ -65,7 +70,7 @@ func newVerifier(o *OAuth, log hclog.Logger) *verifier {
 	return &verifier{
 		opts:     o,
 		keys:     newKeySource(o.Issuer, o.JWKSURL, timeout, log),
-		refusals: newRefusalLog(log),
+		refusals: newRefusalLog(log.With("issuer", o.Issuer)),
 		parser: jwt.NewParser(
 			jwt.WithValidMethods(allowedAlgs),
 			jwt.WithIssuer(o.Issuer),
@@ -90,21 +95,34 @@ func (v *verifier) verify(ctx context.Context, token string) (credential, error)
 			unavailable = err
 			return nil, err
 		}
+		if _, named := t.Header["kid"]; !named {
+			return signingKeys(ctx, kf, t.Method.Alg())
+		}
 		return kf.KeyfuncCtx(ctx)(t)
 	}
 	claims := jwt.MapClaims{}
 	parsed, err := v.parser.ParseWithClaims(token, claims, keyfunc)
+	if keyMayHaveChanged(parsed, err) && v.keys.refetch(ctx) {
+		claims = jwt.MapClaims{}
+		parsed, err = v.parser.ParseWithClaims(token, claims, keyfunc)
+	}
 	switch {
 	case unavailable != nil:
 		return credential{}, unavailable
+	case errors.Is(err, jwt.ErrTokenInvalidClaims):
+		// The parser checks claims only once the signature verified.
+		refused := refusal(err)
+		refused.signed = v.signedClaims(claims)
+		return credential{}, refused
 	case err != nil:
 		return credential{}, refusal(err)
 	}
 	if err := v.checkShape(parsed.Header, claims); err != nil {
+		err.signed = v.signedClaims(claims)
 		return credential{}, err
 	}
 	if missing := missingScopes(v.opts.Scopes, tokenScopes(claims)); len(missing) > 0 {
-		return credential{}, &tokenError{code: codeInsufficientScope, reason: "the access token lacks scope " + strings.Join(missing, " ")}
+		return credential{}, &tokenError{code: codeInsufficientScope, reason: "the access token lacks scope " + strings.Join(missing, " "), signed: v.signedClaims(claims)}
 	}
 	exp, _ := claims.GetExpirationTime() // required by the parser
 	sub, _ := claims["sub"].(string)
@@ -138,6 +156,32 @@ func (v *verifier) checkShape(header map[string]any, claims jwt.MapClaims) *toke
 		return &tokenError{code: codeInvalidToken, reason: fmt.Sprintf("access token lifetime exceeds the maximum of %s", limit)}
 	}
 	return nil
+}
+
+// signedClaims are the claims of a refused token signed by the issuer that
+// an operator compares with the configuration and the gateway's clock: a
+// trailing slash in iss, an aud the authorization server chose, a skewed
+// clock. Never the token itself.
+func (v *verifier) signedClaims(claims jwt.MapClaims) []any {
+	out := []any{"audience", v.opts.Audience, "now", time.Now().UTC().Format(time.RFC3339)}
+	for _, name := range []string{"iss", "aud", "sub", "exp", "nbf", "iat", "scope", "scp"} {
+		val, ok := claims[name]
+		if !ok {
+			continue
+		}
+		var text string
+		switch v := val.(type) {
+		case string:
+			text = v
+		case float64: // a NumericDate
+			text = time.Unix(int64(v), 0).UTC().Format(time.RFC3339)
+		default: // a list of audiences or scopes
+			b, _ := json.Marshal(v)
+			text = string(b)
+		}
+		out = append(out, "token_"+name, clip(text))
+	}
+	return out
 }
 
 // tokenClient is the OAuth client a token was issued to: RFC 9068's

@@ -75,6 +75,9 @@ func (s *Server) ServeHTTP(ctx context.Context, addr string, ready func(net.Addr
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(limiter) }()
 	s.log.Info("serving MCP over HTTP", "url", fmt.Sprintf("%s://%s%s", scheme, ln.Addr(), endpointPath))
+	if s.auth != nil {
+		go s.auth.keys.prefetch(base)
+	}
 	if ready != nil {
 		ready(ln.Addr())
 	}
