@@ -217,3 +217,23 @@ func TestForbidden(t *testing.T) {
 		t.Errorf("configmap after a forbidden apply: %v", err)
 	}
 }
+
+// TestApplyChecksEveryObjectFirst: a manifest whose later object names a
+// kind the cluster does not serve, or one the config denies, changes
+// nothing, and the answer says so.
+func TestApplyChecksEveryObjectFirst(t *testing.T) {
+	c := kubeCluster(t)
+	ns := c.namespace(t, nil)
+	p := c.adminPlugin(t, map[string]any{"namespace": ns, "read_only": false, "denied_kinds": []string{"secrets"}})
+	first := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: first}\n---\n"
+	for _, second := range []struct{ doc, want string }{
+		{"apiVersion: v1\nkind: ConfgMap\nmetadata: {name: second}\n", "v1 ConfgMap is not served"},
+		{"apiVersion: v1\nkind: Secret\nmetadata: {name: second}\n", "denied_kinds"},
+	} {
+		mustContain(t, p.fail("apply_manifest", map[string]any{"manifest": first + second.doc}),
+			second.want, "Nothing was applied: object 2 of 2 was refused before any was sent")
+		if _, err := c.typed.CoreV1().ConfigMaps(ns).Get(context.Background(), "first", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			t.Errorf("configmap of a refused manifest exists (get: %v)", err)
+		}
+	}
+}

@@ -65,6 +65,17 @@ func (l limits) checkNamespace(tool string, namespaced bool, ns string, allNS bo
 	return nil
 }
 
+// checkNamed refuses a namespace a call names outside allowed_namespaces,
+// whatever its kind: it needs no discovery, so it holds while the API server
+// is down. A cluster-scoped kind would ignore the namespace, but naming a
+// forbidden one is a mistake worth reporting either way.
+func (l limits) checkNamed(tool, ns string) error {
+	if ns == "" {
+		return nil
+	}
+	return l.checkNamespace(tool, true, ns, false)
+}
+
 // allowed checks a call against the limits; a refusal is the tool's answer.
 func (k *kube) allowed(t target, r resource) *plugin.Result {
 	if err := k.s.limits.check(t.verb, r, t.namespace, t.allNS); err != nil {

@@ -29,6 +29,8 @@ type topArgs struct {
 	SortBy        string `json:"sort_by,omitempty" enum:"cpu,memory" description:"Order by CPU or memory use, highest first (default: by name)."`
 }
 
+func (a topArgs) namespaceArg() string { return a.Namespace }
+
 // usage is one row of top's answer.
 type usage struct {
 	Name      string `json:"name"`
