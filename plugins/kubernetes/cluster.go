@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"slices"
 	"strings"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
@@ -197,11 +197,11 @@ func (c *cluster) resolveGVK(ctx context.Context, apiVersion, kind string) (reso
 	return resource{}, fmt.Errorf("%s %s is not served by this cluster: %w", apiVersion, kind, ErrUnknownKind)
 }
 
-// groupVersionErr tells a group/version the server does not serve from a
-// server that cannot be reached: only the latter is a transport failure.
+// groupVersionErr tells a group/version the server does not serve (it
+// answers 404) from a server that cannot be reached, is slow or refuses the
+// credentials: only the first is an unknown kind.
 func groupVersionErr(apiVersion string, err error) error {
-	var transport *url.Error
-	if apiVersion == "" || errors.As(err, &transport) {
+	if apiVersion == "" || !apierrors.IsNotFound(err) {
 		return err
 	}
 	return fmt.Errorf("API version %q is not served by this cluster (%v): %w", apiVersion, err, ErrUnknownKind)

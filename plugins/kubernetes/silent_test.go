@@ -115,3 +115,27 @@ func TestNamespaceRefusedWithoutTheServer(t *testing.T) {
 		t.Errorf("the plugin connected to the server %d times to refuse namespaces it may not use", n)
 	}
 }
+
+// TestSilentServerIsATimeout: a server that does not answer is reported as
+// one, never as a kind or API version it does not serve, and no call
+// outlives the configured timeout by much.
+func TestSilentServerIsATimeout(t *testing.T) {
+	s := newSilentServer(t)
+	b := servePlugin(t, map[string]any{"kubeconfig": s.kubeconfig(t), "timeout": "1s", "read_only": false})
+	for _, call := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"apply_manifest", map[string]any{"manifest": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"}},
+		{"list_resources", map[string]any{"kind": "deployments", "api_version": "apps/v1"}},
+		{"get_resource", map[string]any{"kind": "cm", "name": "c"}},
+	} {
+		start := time.Now()
+		text := mustFail(t, callTool(t, b, call.tool, call.args))
+		mustContain(t, text, "did not answer in time", s.ln.Addr().String())
+		mustNotContain(t, text, "unknown resource kind", "not served")
+		if took := time.Since(start); took > 5*time.Second {
+			t.Errorf("%s answered after %v with a 1s timeout", call.tool, took)
+		}
+	}
+}
