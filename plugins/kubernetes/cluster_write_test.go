@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"testing"
 
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -210,6 +211,25 @@ func TestForbidden(t *testing.T) {
 		text := p.fail(call.tool, call.args)
 		mustContain(t, text, call.want, "RBAC", `User "nobody"`)
 	}
+	// Each refusal names the RBAC verb and role the call needs, which is not
+	// always the tool's verb: server-side apply is a patch (and a create),
+	// scaling patches the scale subresource, a cluster-scoped list needs a
+	// ClusterRole.
+	mustContain(t, p.fail("apply_manifest", map[string]any{"manifest": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"}),
+		`ask a cluster admin for a Role granting "patch" (and "create" for a new object) on configmaps`)
+	mustContain(t, p.fail("list_namespaces", nil), `ClusterRole granting "list" on namespaces`)
+	if _, err := c.typed.RbacV1().Roles(ns).Create(context.Background(), &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "read-scale"},
+		Rules: []rbacv1.PolicyRule{{APIGroups: []string{"apps"}, Resources: []string{"deployments/scale"}, Verbs: []string{"get"}}}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.typed.RbacV1().RoleBindings(ns).Create(context.Background(), &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "read-scale"},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "read-scale"},
+		Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "nobody"}}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	mustContain(t, p.fail("scale_resource", map[string]any{"kind": "deploy", "name": "web", "replicas": 3}),
+		fmt.Sprintf(`patch deployments.apps/scale "web" in namespace %q: forbidden`, ns), `Role granting "patch" on deployments.apps/scale`,
+		`User "nobody" cannot patch resource "deployments/scale"`)
 	if _, err := c.typed.AppsV1().Deployments(ns).Get(context.Background(), "web", metav1.GetOptions{}); err != nil {
 		t.Errorf("deployment after a forbidden delete: %v", err)
 	}

@@ -92,8 +92,14 @@ func statusExplanation(t target, err error) string {
 	case apierrors.IsNotFound(err):
 		return "not found"
 	case apierrors.IsForbidden(err):
-		return fmt.Sprintf("forbidden: the credentials this plugin uses are not allowed to %s %s here (RBAC); ask a cluster admin for a Role granting %q on %s",
-			t.verb, t.resource, t.verb, t.resource)
+		// A Role grants only within its namespace: cluster-scoped kinds and
+		// lists across namespaces need a ClusterRole.
+		role := "Role"
+		if t.namespace == "" {
+			role = "ClusterRole"
+		}
+		return fmt.Sprintf("forbidden: the credentials this plugin uses are not allowed to %s %s here (RBAC); ask a cluster admin for a %s granting %s on %s",
+			t.verb, t.resource, role, rbacVerb(t.verb), t.resource)
 	case apierrors.IsUnauthorized(err):
 		return "unauthorized: the API server rejected the credentials in the kubeconfig"
 	case apierrors.IsConflict(err):
@@ -118,6 +124,15 @@ func statusExplanation(t target, err error) string {
 		return string(code)
 	}
 	return http.StatusText(int(statusCode(err)))
+}
+
+// rbacVerb names the RBAC verb a call needs: server-side apply is a patch,
+// which creates a missing object only with "create" granted too.
+func rbacVerb(verb string) string {
+	if verb == "apply" {
+		return `"patch" (and "create" for a new object)`
+	}
+	return fmt.Sprintf("%q", verb)
 }
 
 func statusCode(err error) int32 {

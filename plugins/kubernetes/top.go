@@ -47,7 +47,7 @@ func (k *kube) top(ctx context.Context, in topArgs) (*plugin.Result, error) {
 	if in.AllNamespaces {
 		ns = ""
 	}
-	t := targetOf("top", r, "", ns)
+	t := targetOf("list", r, "", ns)
 	if res := k.allowed(t, r); res != nil {
 		return res, nil
 	}

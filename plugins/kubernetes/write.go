@@ -215,7 +215,7 @@ func (k *kube) scale(ctx context.Context, in scaleArgs) (*plugin.Result, error) 
 		return k.c.fail(target{verb: "scale", resource: in.Kind, name: in.Name}, err), nil
 	}
 	ns := k.c.namespaceFor(r, in.Namespace)
-	t := targetOf("update", r, in.Name, ns)
+	t := targetOf("patch", r, in.Name, ns)
 	if res := k.allowed(t, r); res != nil {
 		return res, nil
 	}
