@@ -257,3 +257,18 @@ func TestApplyChecksEveryObjectFirst(t *testing.T) {
 		}
 	}
 }
+
+// TestInvalidPatchNamesTheReason: the API server quotes the whole patched
+// object before saying what is wrong with it; the answer keeps the reason
+// and stays short.
+func TestInvalidPatchNamesTheReason(t *testing.T) {
+	c := kubeCluster(t)
+	ns := c.namespace(t, nil)
+	c.createDeployment(t, ns, "web", nil)
+	p := c.adminPlugin(t, map[string]any{"namespace": ns, "read_only": false})
+	text := p.fail("patch_resource", map[string]any{"kind": "deploy", "name": "web", "patch": `{"spec":{"replicas":"three"}}`})
+	mustContain(t, text, fmt.Sprintf(`patch deployments.apps "web" in namespace %q: invalid`, ns), "cannot unmarshal string", "bytes left out")
+	if len(text) > 1500 {
+		t.Errorf("answer is %d bytes:\n%s", len(text), text)
+	}
+}

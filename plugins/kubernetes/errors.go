@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
@@ -68,7 +69,7 @@ func (c *cluster) fail(t target, err error) *plugin.Result {
 		info.Reason, info.Code = string(st.Reason), st.Code
 		text = fmt.Sprintf("%s: %s", t, statusExplanation(t, err))
 		if st.Message != "" {
-			text += "\nServer said: " + st.Message
+			text += "\nServer said: " + clipMiddle(st.Message, maxServerMessage)
 		}
 	case errors.Is(err, context.DeadlineExceeded):
 		info.Reason, info.Server = "Timeout", c.server
@@ -84,6 +85,22 @@ func (c *cluster) fail(t target, err error) *plugin.Result {
 	}
 	res.IsError = true
 	return res
+}
+
+// maxServerMessage bounds the server's own words in an answer. An invalid
+// patch is answered with the whole patched object quoted, managed fields
+// and all, before the reason at the end.
+const maxServerMessage = 800
+
+// clipMiddle keeps the start and the end of a long message, where the
+// server names the object and the reason.
+func clipMiddle(s string, limit int) string {
+	if len(s) <= limit {
+		return s
+	}
+	half := limit / 2
+	head, tail := strings.ToValidUTF8(s[:half], ""), strings.ToValidUTF8(s[len(s)-half:], "")
+	return fmt.Sprintf("%s … (%d bytes left out) … %s", head, len(s)-len(head)-len(tail), tail)
 }
 
 // statusExplanation says in plain words what an API status means for t.
