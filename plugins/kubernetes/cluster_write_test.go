@@ -157,9 +157,14 @@ func TestApplyConflict(t *testing.T) {
 		t.Errorf("after forced apply owner = %q", cm.Data["owner"])
 	}
 
-	// Objects applied before a failure are reported with it.
-	text = p.fail("apply_manifest", map[string]any{"manifest": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: first}\n---\napiVersion: example.com/v1\nkind: Gizmo\nmetadata: {name: g}\n"})
-	mustContain(t, text, "Gizmo", "Applied before the failure", "first")
+	// Objects applied before the server refuses one are reported with it.
+	force := true
+	if _, err := c.typed.CoreV1().ConfigMaps(ns).Patch(ctx, "shared", types.ApplyPatchType, other,
+		metav1.PatchOptions{FieldManager: "other-tool", Force: &force}); err != nil {
+		t.Fatal(err)
+	}
+	text = p.fail("apply_manifest", map[string]any{"manifest": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: first}\n---\n" + manifest})
+	mustContain(t, text, "conflict", "Applied before the failure", "first")
 }
 
 // TestReadOnlyRefusesWrites: under the default config no write tool exists
