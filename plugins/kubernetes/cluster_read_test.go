@@ -244,6 +244,9 @@ func TestUnknownKindsAndVersions(t *testing.T) {
 	p := kubeCluster(t).adminPlugin(t, nil)
 	mustContain(t, p.fail("get_resource", map[string]any{"kind": "deplyoments", "name": "x"}),
 		`"deplyoments" is not a kind this cluster serves`, "did you mean deployments.apps")
+	mustContain(t, p.fail("list_resources", map[string]any{"kind": "pdos"}), `"pdos" is not a kind`, "did you mean pods")
+	mustContain(t, p.fail("list_resources", map[string]any{"kind": "sevrices"}), "did you mean services")
+	mustContain(t, p.fail("get_resource", map[string]any{"kind": "Deploymnet", "name": "x"}), "did you mean deployments.apps")
 	mustContain(t, p.fail("list_resources", map[string]any{"kind": "deployments", "api_version": "apps/v9"}),
 		`API version "apps/v9" is not served`)
 	mustContain(t, p.fail("list_resources", map[string]any{"kind": "pods", "api_version": "apps/v1"}),

@@ -252,7 +252,7 @@ func TestApplyChecksEveryObjectFirst(t *testing.T) {
 	p := c.adminPlugin(t, map[string]any{"namespace": ns, "read_only": false, "denied_kinds": []string{"secrets"}})
 	first := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: first}\n---\n"
 	for _, second := range []struct{ doc, want string }{
-		{"apiVersion: v1\nkind: ConfgMap\nmetadata: {name: second}\n", "v1 ConfgMap is not served"},
+		{"apiVersion: v1\nkind: ConfgMap\nmetadata: {name: second}\n", "v1 ConfgMap is not served by this cluster; did you mean kind ConfigMap?"},
 		{"apiVersion: v1\nkind: Secret\nmetadata: {name: second}\n", "denied_kinds"},
 	} {
 		mustContain(t, p.fail("apply_manifest", map[string]any{"manifest": first + second.doc}),
