@@ -105,6 +105,17 @@ func TestListSelectorsAndPaging(t *testing.T) {
 	mustContain(t, text, "NAMESPACE", ns)
 
 	mustContain(t, p.fail("list_resources", map[string]any{"kind": "gizmos"}), `"gizmos" is not a kind`)
+	// A selector or token the server cannot use is named as the cause.
+	for _, bad := range []struct {
+		arg, value, server string
+	}{
+		{"label_selector", "app in (web", "unable to parse requirement"},
+		{"field_selector", "spec.color=red", `"spec.color" is not a known field selector`},
+		{"continue", "not-a-token", "invalid continue token"},
+	} {
+		mustContain(t, p.fail("list_resources", map[string]any{"kind": "cm", "namespace": ns, bad.arg: bad.value}),
+			fmt.Sprintf("list configmaps in namespace %q: bad request", ns), "label_selector, field_selector or continue token", bad.server)
+	}
 }
 
 func TestMaxItemsTruncates(t *testing.T) {

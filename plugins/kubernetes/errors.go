@@ -128,6 +128,8 @@ func statusExplanation(t target, err error) string {
 		return "already exists"
 	case apierrors.IsInvalid(err):
 		return "invalid: the API server rejected the object"
+	case apierrors.IsBadRequest(err) && t.verb == "list":
+		return "bad request: the API server could not use the label_selector, field_selector or continue token of this call (its message says which)"
 	case apierrors.IsUnsupportedMediaType(err):
 		return "unsupported patch type for this kind (strategic merge patch works only for built-in kinds; use type=merge)"
 	case apierrors.IsMethodNotSupported(err):
