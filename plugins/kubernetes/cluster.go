@@ -4,10 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"slices"
 	"strings"
 
+	"github.com/agext/levenshtein"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
@@ -177,11 +178,13 @@ func (c *cluster) resolve(ctx context.Context, kind, apiVersion string) (resourc
 // resolveGVK finds the resource of an object's apiVersion and kind, as a
 // manifest states them.
 func (c *cluster) resolveGVK(ctx context.Context, apiVersion, kind string) (resource, error) {
+	var all []resource
 	for attempt := 0; attempt < 2; attempt++ {
 		if attempt > 0 {
 			c.discovery.Invalidate()
 		}
-		all, err := c.resources(ctx, apiVersion)
+		var err error
+		all, err = c.resources(ctx, apiVersion)
 		if err != nil && attempt == 0 {
 			continue
 		}
@@ -194,14 +197,24 @@ func (c *cluster) resolveGVK(ctx context.Context, apiVersion, kind string) (reso
 			}
 		}
 	}
-	return resource{}, fmt.Errorf("%s %s is not served by this cluster: %w", apiVersion, kind, ErrUnknownKind)
+	var near []string
+	for _, r := range all {
+		if levenshtein.Distance(strings.ToLower(kind), strings.ToLower(r.Kind), nil) <= 2 && !slices.Contains(near, r.Kind) {
+			near = append(near, r.Kind)
+		}
+	}
+	hint := ""
+	if len(near) > 0 {
+		hint = fmt.Sprintf("; did you mean kind %s?", strings.Join(near, ", "))
+	}
+	return resource{}, fmt.Errorf("%s %s is not served by this cluster%s: %w", apiVersion, kind, hint, ErrUnknownKind)
 }
 
-// groupVersionErr tells a group/version the server does not serve from a
-// server that cannot be reached: only the latter is a transport failure.
+// groupVersionErr tells a group/version the server does not serve (it
+// answers 404) from a server that cannot be reached, is slow or refuses the
+// credentials: only the first is an unknown kind.
 func groupVersionErr(apiVersion string, err error) error {
-	var transport *url.Error
-	if apiVersion == "" || errors.As(err, &transport) {
+	if apiVersion == "" || !apierrors.IsNotFound(err) {
 		return err
 	}
 	return fmt.Errorf("API version %q is not served by this cluster (%v): %w", apiVersion, err, ErrUnknownKind)
@@ -222,20 +235,31 @@ func (c *cluster) hasSubresource(ctx context.Context, r resource, sub string) (b
 	return false, nil
 }
 
-// nearKinds suggests up to five resource names that share a prefix with name
-// or contain it.
+// nearKinds suggests up to five resource names: first those a typo away from
+// name (within two edits of a plural, singular or Kind: "pdos", "sevrices"),
+// then those that share a prefix with name or contain it.
 func nearKinds(all []resource, name string) []string {
 	name = strings.ToLower(name)
 	var out []string
+	add := func(r resource) {
+		if len(out) < 5 && !slices.Contains(out, r.GroupResource()) {
+			out = append(out, r.GroupResource())
+		}
+	}
+	if len(name) >= 3 {
+		for _, r := range all {
+			for _, n := range []string{r.GVR.Resource, r.Singular, strings.ToLower(r.Kind)} {
+				if levenshtein.Distance(name, n, nil) <= 2 {
+					add(r)
+					break
+				}
+			}
+		}
+	}
 	for _, r := range all {
 		n := r.GVR.Resource
 		if len(name) >= 3 && (strings.Contains(n, name) || strings.HasPrefix(name, n[:min(len(n), 4)])) {
-			if !slices.Contains(out, r.GroupResource()) {
-				out = append(out, r.GroupResource())
-			}
-		}
-		if len(out) == 5 {
-			break
+			add(r)
 		}
 	}
 	return out

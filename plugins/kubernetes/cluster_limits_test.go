@@ -43,6 +43,11 @@ func TestConfigLimitsHoldOnEveryTool(t *testing.T) {
 		{"scale_resource", map[string]any{"kind": "deploy", "name": "web", "namespace": outside, "replicas": 2}},
 		{"rollout_restart", map[string]any{"kind": "deploy", "name": "web", "namespace": outside}},
 		{"delete_resource", map[string]any{"kind": "cm", "name": "cfg", "namespace": outside}},
+		// A Namespace object outside the list is out of reach too.
+		{"get_resource", map[string]any{"kind": "namespace", "name": outside}},
+		{"patch_resource", map[string]any{"kind": "ns", "name": outside, "patch": `{"metadata":{"labels":{"a":"b"}}}`}},
+		{"apply_manifest", map[string]any{"manifest": "apiVersion: v1\nkind: Namespace\nmetadata: {name: " + outside + "}\n"}},
+		{"delete_resource", map[string]any{"kind": "namespaces", "name": outside}},
 	}
 	for _, call := range outsideCalls {
 		mustContain(t, p.fail(call.tool, call.args), "allowed_namespaces", "not allowed by the plugin config")
@@ -65,6 +70,11 @@ func TestConfigLimitsHoldOnEveryTool(t *testing.T) {
 	mustNotContain(t, text, "secrets", "widgets")
 	text, _ = p.ok("get_resource", map[string]any{"kind": "cm", "name": "cfg"})
 	mustContain(t, text, "name: cfg")
+	if got, err := c.typed.CoreV1().Namespaces().Get(context.Background(), outside, metav1.GetOptions{}); err != nil || got.DeletionTimestamp != nil || len(got.Labels) > 1 {
+		t.Errorf("namespace outside allowed_namespaces was changed: %v %v", got, err)
+	}
+	text, _ = p.ok("get_resource", map[string]any{"kind": "namespace", "name": inside})
+	mustContain(t, text, "name: "+inside)
 	text, _ = p.ok("list_resources", map[string]any{"kind": "nodes"})
 	mustContain(t, text, "No nodes found")
 	// A schema is in no namespace: allowed_namespaces does not stop explain.

@@ -12,6 +12,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/flowcontrol"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/yaml"
 )
@@ -105,6 +107,17 @@ func TestListSelectorsAndPaging(t *testing.T) {
 	mustContain(t, text, "NAMESPACE", ns)
 
 	mustContain(t, p.fail("list_resources", map[string]any{"kind": "gizmos"}), `"gizmos" is not a kind`)
+	// A selector or token the server cannot use is named as the cause.
+	for _, bad := range []struct {
+		arg, value, server string
+	}{
+		{"label_selector", "app in (web", "unable to parse requirement"},
+		{"field_selector", "spec.color=red", `"spec.color" is not a known field selector`},
+		{"continue", "not-a-token", "invalid continue token"},
+	} {
+		mustContain(t, p.fail("list_resources", map[string]any{"kind": "cm", "namespace": ns, bad.arg: bad.value}),
+			fmt.Sprintf("list configmaps in namespace %q: bad request", ns), "label_selector, field_selector or continue token", bad.server)
+	}
 }
 
 func TestMaxItemsTruncates(t *testing.T) {
@@ -244,6 +257,9 @@ func TestUnknownKindsAndVersions(t *testing.T) {
 	p := kubeCluster(t).adminPlugin(t, nil)
 	mustContain(t, p.fail("get_resource", map[string]any{"kind": "deplyoments", "name": "x"}),
 		`"deplyoments" is not a kind this cluster serves`, "did you mean deployments.apps")
+	mustContain(t, p.fail("list_resources", map[string]any{"kind": "pdos"}), `"pdos" is not a kind`, "did you mean pods")
+	mustContain(t, p.fail("list_resources", map[string]any{"kind": "sevrices"}), "did you mean services")
+	mustContain(t, p.fail("get_resource", map[string]any{"kind": "Deploymnet", "name": "x"}), "did you mean deployments.apps")
 	mustContain(t, p.fail("list_resources", map[string]any{"kind": "deployments", "api_version": "apps/v9"}),
 		`API version "apps/v9" is not served`)
 	mustContain(t, p.fail("list_resources", map[string]any{"kind": "pods", "api_version": "apps/v1"}),
@@ -264,4 +280,41 @@ func TestUnknownKindsAndVersions(t *testing.T) {
 	}
 	text, _ = p.ok("list_resources", map[string]any{"kind": "gadgets"})
 	mustContain(t, text, "No gadgets.example.com found")
+}
+
+// TestDiscoveryIsNotThrottled: discovery asks for every group version at
+// once, and the client-side rate limit lets all of those requests through
+// without waiting (client-go's default of 10 at once held a first call for
+// seconds on a control plane with two dozen group versions).
+func TestDiscoveryIsNotThrottled(t *testing.T) {
+	c := kubeCluster(t)
+	conn, err := connect(Config{Kubeconfig: c.kubeconfig}, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl, err := newCluster(conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	groups, err := cl.discovery.groups(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	requests := 2 // /api and /apis
+	for _, g := range groups {
+		requests += len(g.Versions)
+	}
+	fresh, err := connect(Config{Kubeconfig: c.kubeconfig}, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	limiter := fresh.rest.RateLimiter
+	if limiter == nil { // what client-go builds when none is set
+		limiter = flowcontrol.NewTokenBucketRateLimiter(rest.DefaultQPS, rest.DefaultBurst)
+	}
+	for i := range requests {
+		if !limiter.TryAccept() {
+			t.Fatalf("request %d of the %d of a discovery would wait for the client-side rate limiter", i+1, requests)
+		}
+	}
 }

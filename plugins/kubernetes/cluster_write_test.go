@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"testing"
 
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -156,9 +157,14 @@ func TestApplyConflict(t *testing.T) {
 		t.Errorf("after forced apply owner = %q", cm.Data["owner"])
 	}
 
-	// Objects applied before a failure are reported with it.
-	text = p.fail("apply_manifest", map[string]any{"manifest": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: first}\n---\napiVersion: example.com/v1\nkind: Gizmo\nmetadata: {name: g}\n"})
-	mustContain(t, text, "Gizmo", "Applied before the failure", "first")
+	// Objects applied before the server refuses one are reported with it.
+	force := true
+	if _, err := c.typed.CoreV1().ConfigMaps(ns).Patch(ctx, "shared", types.ApplyPatchType, other,
+		metav1.PatchOptions{FieldManager: "other-tool", Force: &force}); err != nil {
+		t.Fatal(err)
+	}
+	text = p.fail("apply_manifest", map[string]any{"manifest": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: first}\n---\n" + manifest})
+	mustContain(t, text, "conflict", "Applied before the failure", "first")
 }
 
 // TestReadOnlyRefusesWrites: under the default config no write tool exists
@@ -210,10 +216,64 @@ func TestForbidden(t *testing.T) {
 		text := p.fail(call.tool, call.args)
 		mustContain(t, text, call.want, "RBAC", `User "nobody"`)
 	}
+	// Each refusal names the RBAC verb and role the call needs, which is not
+	// always the tool's verb: server-side apply is a patch (and a create),
+	// scaling patches the scale subresource, a cluster-scoped list needs a
+	// ClusterRole.
+	mustContain(t, p.fail("apply_manifest", map[string]any{"manifest": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"}),
+		`ask a cluster admin for a Role granting "patch" (and "create" for a new object) on configmaps`)
+	mustContain(t, p.fail("list_namespaces", nil), `ClusterRole granting "list" on namespaces`)
+	if _, err := c.typed.RbacV1().Roles(ns).Create(context.Background(), &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "read-scale"},
+		Rules: []rbacv1.PolicyRule{{APIGroups: []string{"apps"}, Resources: []string{"deployments/scale"}, Verbs: []string{"get"}}}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.typed.RbacV1().RoleBindings(ns).Create(context.Background(), &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "read-scale"},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "read-scale"},
+		Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "nobody"}}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	mustContain(t, p.fail("scale_resource", map[string]any{"kind": "deploy", "name": "web", "replicas": 3}),
+		fmt.Sprintf(`patch deployments.apps/scale "web" in namespace %q: forbidden`, ns), `Role granting "patch" on deployments.apps/scale`,
+		`User "nobody" cannot patch resource "deployments/scale"`)
 	if _, err := c.typed.AppsV1().Deployments(ns).Get(context.Background(), "web", metav1.GetOptions{}); err != nil {
 		t.Errorf("deployment after a forbidden delete: %v", err)
 	}
 	if _, err := c.typed.CoreV1().ConfigMaps(ns).Get(context.Background(), "c", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Errorf("configmap after a forbidden apply: %v", err)
+	}
+}
+
+// TestApplyChecksEveryObjectFirst: a manifest whose later object names a
+// kind the cluster does not serve, or one the config denies, changes
+// nothing, and the answer says so.
+func TestApplyChecksEveryObjectFirst(t *testing.T) {
+	c := kubeCluster(t)
+	ns := c.namespace(t, nil)
+	p := c.adminPlugin(t, map[string]any{"namespace": ns, "read_only": false, "denied_kinds": []string{"secrets"}})
+	first := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: first}\n---\n"
+	for _, second := range []struct{ doc, want string }{
+		{"apiVersion: v1\nkind: ConfgMap\nmetadata: {name: second}\n", "v1 ConfgMap is not served by this cluster; did you mean kind ConfigMap?"},
+		{"apiVersion: v1\nkind: Secret\nmetadata: {name: second}\n", "denied_kinds"},
+	} {
+		mustContain(t, p.fail("apply_manifest", map[string]any{"manifest": first + second.doc}),
+			second.want, "Nothing was applied: object 2 of 2 was refused before any was sent")
+		if _, err := c.typed.CoreV1().ConfigMaps(ns).Get(context.Background(), "first", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			t.Errorf("configmap of a refused manifest exists (get: %v)", err)
+		}
+	}
+}
+
+// TestInvalidPatchNamesTheReason: the API server quotes the whole patched
+// object before saying what is wrong with it; the answer keeps the reason
+// and stays short.
+func TestInvalidPatchNamesTheReason(t *testing.T) {
+	c := kubeCluster(t)
+	ns := c.namespace(t, nil)
+	c.createDeployment(t, ns, "web", nil)
+	p := c.adminPlugin(t, map[string]any{"namespace": ns, "read_only": false})
+	text := p.fail("patch_resource", map[string]any{"kind": "deploy", "name": "web", "patch": `{"spec":{"replicas":"three"}}`})
+	mustContain(t, text, fmt.Sprintf(`patch deployments.apps "web" in namespace %q: invalid`, ns), "cannot unmarshal string", "bytes left out")
+	if len(text) > 1500 {
+		t.Errorf("answer is %d bytes:\n%s", len(text), text)
 	}
 }

@@ -1,6 +1,7 @@
 package kubernetes
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"k8s.io/client-go/util/flowcontrol"
 
 	"github.com/toolgate/toolgate/sdk/plugin"
 	"github.com/toolgate/toolgate/sdk/protov1"
@@ -228,11 +230,35 @@ func finish(conn *connection, c Config, timeout time.Duration) *connection {
 		conn.namespace = "default"
 	}
 	conn.rest.Timeout = timeout
+	// client-go's default of 5 requests a second, 10 at once, held a
+	// first call for seconds while discovery read the server's two dozen
+	// group versions; kubectl allows as much as this for discovery.
+	conn.rest.RateLimiter = deadlineLimiter{flowcontrol.NewTokenBucketRateLimiter(clientQPS, clientBurst)}
 	conn.rest.UserAgent = "toolgate-kubernetes"
 	// Quiet the server's deprecation warnings on stderr; they would land in
 	// the gateway log once per request.
 	conn.rest.WarningHandler = rest.NoWarnings{}
 	return conn
+}
+
+const (
+	clientQPS   = 50
+	clientBurst = 100
+)
+
+// deadlineLimiter reports a request the client-side rate limiter could not
+// let through before the call's deadline as the timeout it is. The limiter
+// says "would exceed context deadline" in an error of its own, also when the
+// deadline has just passed, and the call would be reported as a server that
+// cannot be reached.
+type deadlineLimiter struct{ flowcontrol.RateLimiter }
+
+func (l deadlineLimiter) Wait(ctx context.Context) error {
+	err := l.RateLimiter.Wait(ctx)
+	if _, ok := ctx.Deadline(); err != nil && ok && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("%w: %v", context.DeadlineExceeded, err)
+	}
+	return err
 }
 
 func listContexts(raw clientcmdapi.Config, inUse string) []contextInfo {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	"k8s.io/client-go/util/flowcontrol"
 
 	"github.com/toolgate/toolgate/sdk/protov1"
 )
@@ -125,5 +126,23 @@ func TestExpandHome(t *testing.T) {
 		if got := expandHome(in); got != want {
 			t.Errorf("expandHome(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestRateLimitPastDeadlineIsATimeout: a request the client-side rate
+// limiter cannot let through before the call's deadline fails as a timeout,
+// not as a server that cannot be reached.
+func TestRateLimitPastDeadlineIsATimeout(t *testing.T) {
+	l := deadlineLimiter{flowcontrol.NewTokenBucketRateLimiter(0.001, 1)}
+	l.Accept() // the only token
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	if err := l.Wait(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Wait with no token before the deadline = %v, want a deadline error", err)
+	}
+	cancelled, cancelNow := context.WithCancel(context.Background())
+	cancelNow()
+	if err := l.Wait(cancelled); errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Wait on a cancelled call = %v, want no deadline error", err)
 	}
 }

@@ -209,9 +209,13 @@ func (d description) text(now time.Time) string {
 	if len(d.Managed) > 0 {
 		b.WriteString(managedText(d.Managed, now))
 	}
-	if len(d.Events) == 0 {
+	switch {
+	case slices.ContainsFunc(d.Status, func(f field) bool { return f.Name == "Events" }):
+		// A failed event lookup is already a status line; "<none>" would
+		// contradict it.
+	case len(d.Events) == 0:
 		b.WriteString("Events:      <none>")
-	} else {
+	default:
 		headers, rows := eventRows(d.Events, false, now)
 		b.WriteString("Events:\n" + indent(renderTable(headers, rows)))
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
@@ -68,7 +69,7 @@ func (c *cluster) fail(t target, err error) *plugin.Result {
 		info.Reason, info.Code = string(st.Reason), st.Code
 		text = fmt.Sprintf("%s: %s", t, statusExplanation(t, err))
 		if st.Message != "" {
-			text += "\nServer said: " + st.Message
+			text += "\nServer said: " + clipMiddle(st.Message, maxServerMessage)
 		}
 	case errors.Is(err, context.DeadlineExceeded):
 		info.Reason, info.Server = "Timeout", c.server
@@ -86,14 +87,36 @@ func (c *cluster) fail(t target, err error) *plugin.Result {
 	return res
 }
 
+// maxServerMessage bounds the server's own words in an answer. An invalid
+// patch is answered with the whole patched object quoted, managed fields
+// and all, before the reason at the end.
+const maxServerMessage = 800
+
+// clipMiddle keeps the start and the end of a long message, where the
+// server names the object and the reason.
+func clipMiddle(s string, limit int) string {
+	if len(s) <= limit {
+		return s
+	}
+	half := limit / 2
+	head, tail := strings.ToValidUTF8(s[:half], ""), strings.ToValidUTF8(s[len(s)-half:], "")
+	return fmt.Sprintf("%s … (%d bytes left out) … %s", head, len(s)-len(head)-len(tail), tail)
+}
+
 // statusExplanation says in plain words what an API status means for t.
 func statusExplanation(t target, err error) string {
 	switch {
 	case apierrors.IsNotFound(err):
 		return "not found"
 	case apierrors.IsForbidden(err):
-		return fmt.Sprintf("forbidden: the credentials this plugin uses are not allowed to %s %s here (RBAC); ask a cluster admin for a Role granting %q on %s",
-			t.verb, t.resource, t.verb, t.resource)
+		// A Role grants only within its namespace: cluster-scoped kinds and
+		// lists across namespaces need a ClusterRole.
+		role := "Role"
+		if t.namespace == "" {
+			role = "ClusterRole"
+		}
+		return fmt.Sprintf("forbidden: the credentials this plugin uses are not allowed to %s %s here (RBAC); ask a cluster admin for a %s granting %s on %s",
+			t.verb, t.resource, role, rbacVerb(t.verb), t.resource)
 	case apierrors.IsUnauthorized(err):
 		return "unauthorized: the API server rejected the credentials in the kubeconfig"
 	case apierrors.IsConflict(err):
@@ -105,6 +128,8 @@ func statusExplanation(t target, err error) string {
 		return "already exists"
 	case apierrors.IsInvalid(err):
 		return "invalid: the API server rejected the object"
+	case apierrors.IsBadRequest(err) && t.verb == "list":
+		return "bad request: the API server could not use the label_selector, field_selector or continue token of this call (its message says which)"
 	case apierrors.IsUnsupportedMediaType(err):
 		return "unsupported patch type for this kind (strategic merge patch works only for built-in kinds; use type=merge)"
 	case apierrors.IsMethodNotSupported(err):
@@ -118,6 +143,15 @@ func statusExplanation(t target, err error) string {
 		return string(code)
 	}
 	return http.StatusText(int(statusCode(err)))
+}
+
+// rbacVerb names the RBAC verb a call needs: server-side apply is a patch,
+// which creates a missing object only with "create" granted too.
+func rbacVerb(verb string) string {
+	if verb == "apply" {
+		return `"patch" (and "create" for a new object)`
+	}
+	return fmt.Sprintf("%q", verb)
 }
 
 func statusCode(err error) int32 {

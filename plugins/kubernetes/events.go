@@ -115,6 +115,8 @@ type eventsArgs struct {
 	Limit         int    `json:"limit,omitempty" description:"Most events to return, newest kept (capped by the plugin's max_items)."`
 }
 
+func (a eventsArgs) namespaceArg() string { return a.Namespace }
+
 func (k *kube) listEvents(ctx context.Context, in eventsArgs) (*plugin.Result, error) {
 	ns := in.Namespace
 	if ns == "" {

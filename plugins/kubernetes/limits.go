@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
 	"github.com/toolgate/toolgate/sdk/plugin"
 )
 
@@ -65,10 +67,29 @@ func (l limits) checkNamespace(tool string, namespaced bool, ns string, allNS bo
 	return nil
 }
 
+// checkNamed refuses a namespace a call names outside allowed_namespaces,
+// whatever its kind: it needs no discovery, so it holds while the API server
+// is down. A cluster-scoped kind would ignore the namespace, but naming a
+// forbidden one is a mistake worth reporting either way.
+func (l limits) checkNamed(tool, ns string) error {
+	if ns == "" {
+		return nil
+	}
+	return l.checkNamespace(tool, true, ns, false)
+}
+
 // allowed checks a call against the limits; a refusal is the tool's answer.
+// A Namespace object is the namespace it names: reading, changing or
+// deleting one outside allowed_namespaces is refused like the objects in it.
 func (k *kube) allowed(t target, r resource) *plugin.Result {
-	if err := k.s.limits.check(t.verb, r, t.namespace, t.allNS); err != nil {
+	err := k.s.limits.check(t.verb, r, t.namespace, t.allNS)
+	if err == nil && r.GVR == namespaceGVR && t.name != "" {
+		err = k.s.limits.checkNamed(t.verb, t.name)
+	}
+	if err != nil {
 		return plugin.Errorf("%v", err)
 	}
 	return nil
 }
+
+var namespaceGVR = schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}

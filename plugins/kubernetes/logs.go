@@ -38,6 +38,8 @@ type logsArgs struct {
 	Timestamps bool   `json:"timestamps,omitempty" description:"Prefix each line with its timestamp."`
 }
 
+func (a logsArgs) namespaceArg() string { return a.Namespace }
+
 func (k *kube) podLogs(ctx context.Context, in logsArgs) (*plugin.Result, error) {
 	ns := in.Namespace
 	if ns == "" {

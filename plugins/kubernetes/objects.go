@@ -115,3 +115,5 @@ type objectArgs struct {
 	Name       string `json:"name" description:"Object name."`
 	Namespace  string `json:"namespace,omitempty" description:"Namespace of a namespaced kind; default the plugin's namespace. Ignored for cluster-scoped kinds."`
 }
+
+func (a objectArgs) namespaceArg() string { return a.Namespace }

@@ -102,6 +102,8 @@ type listArgs struct {
 	Continue      string `json:"continue,omitempty" description:"Continue token from a previous page of the same request."`
 }
 
+func (a listArgs) namespaceArg() string { return a.Namespace }
+
 // listAnswer is list_resources' structured answer: the text's own table,
 // columns and rows, so it costs what the text costs; the NAME column names
 // each object, and get_resource gives a whole one.

@@ -76,3 +76,15 @@ func TestServiceEndpointsUnavailable(t *testing.T) {
 		t.Errorf("description without endpoints:\n%s", text)
 	}
 }
+
+// TestEventsUnavailable: a failed event lookup is reported once, not
+// contradicted by "Events: <none>".
+func TestEventsUnavailable(t *testing.T) {
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	d := description{Kind: "ConfigMap", APIVersion: "v1", Name: "cfg", Created: now,
+		Status: []field{{"Events", "unavailable: forbidden"}}, Events: []eventInfo{}}
+	text := d.text(now)
+	if !strings.Contains(text, "Events:      unavailable: forbidden") || strings.Contains(text, "Events:      <none>") {
+		t.Errorf("description:\n%s", text)
+	}
+}

@@ -30,6 +30,8 @@ type rolloutArgs struct {
 	Namespace string `json:"namespace,omitempty" description:"Namespace; default the plugin's namespace."`
 }
 
+func (a rolloutArgs) namespaceArg() string { return a.Namespace }
+
 // workload resolves a rollout tool's kind and checks that it rolls out.
 func (k *kube) workload(ctx context.Context, tool string, in rolloutArgs, allowed ...string) (resource, string, *plugin.Result) {
 	r, err := k.c.resolve(ctx, in.Kind, "")

@@ -34,16 +34,27 @@ func (k *kube) call(ctx context.Context) (context.Context, context.CancelFunc) {
 // timeout and runs on the plugin as it works in the kubeconfig context the
 // call names, or is refused when the operator did not allow that context.
 func inContext[A interface{ contextName() string }](k *kube, h func(*kube, context.Context, A) (*plugin.Result, error)) func(context.Context, *plugin.Call, A) (*plugin.Result, error) {
-	return func(ctx context.Context, _ *plugin.Call, in A) (*plugin.Result, error) {
+	return func(ctx context.Context, call *plugin.Call, in A) (*plugin.Result, error) {
 		ctx, cancel := k.call(ctx)
 		defer cancel()
 		on, refused := k.on(in.contextName())
 		if refused != nil {
 			return refused, nil
 		}
+		// A namespace outside allowed_namespaces is refused before the kind
+		// is looked up: the answer must not wait on, or depend on, a server
+		// that is slow or down.
+		if n, ok := any(in).(namespacedArgs); ok {
+			if err := on.s.limits.checkNamed(call.Name, n.namespaceArg()); err != nil {
+				return plugin.Errorf("%v", err), nil
+			}
+		}
 		return h(on, ctx, in)
 	}
 }
+
+// namespacedArgs are the arguments of a tool that takes a namespace.
+type namespacedArgs interface{ namespaceArg() string }
 
 func readTool() plugin.ToolOption {
 	return plugin.Labels(map[string]string{"category": "kubernetes", "access": "read"})

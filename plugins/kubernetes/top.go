@@ -29,6 +29,8 @@ type topArgs struct {
 	SortBy        string `json:"sort_by,omitempty" enum:"cpu,memory" description:"Order by CPU or memory use, highest first (default: by name)."`
 }
 
+func (a topArgs) namespaceArg() string { return a.Namespace }
+
 // usage is one row of top's answer.
 type usage struct {
 	Name      string `json:"name"`
@@ -45,7 +47,7 @@ func (k *kube) top(ctx context.Context, in topArgs) (*plugin.Result, error) {
 	if in.AllNamespaces {
 		ns = ""
 	}
-	t := targetOf("top", r, "", ns)
+	t := targetOf("list", r, "", ns)
 	if res := k.allowed(t, r); res != nil {
 		return res, nil
 	}

@@ -40,6 +40,8 @@ type applyArgs struct {
 	DryRun    bool   `json:"dry_run,omitempty" description:"Validate and show the result without changing anything."`
 }
 
+func (a applyArgs) namespaceArg() string { return a.Namespace }
+
 // appliedObject is one row of apply_manifest's answer.
 type appliedObject struct {
 	Kind      string         `json:"kind"`
@@ -54,26 +56,37 @@ func (k *kube) apply(ctx context.Context, in applyArgs) (*plugin.Result, error) 
 	if err != nil {
 		return plugin.Errorf("apply_manifest: %v", err), nil
 	}
-	var done []appliedObject
-	for _, obj := range objs {
+	// Every object is resolved and checked before the first is applied, so
+	// a misspelt kind or a refused namespace in a later document leaves the
+	// cluster as it was.
+	planned := make([]resource, len(objs))
+	for i, obj := range objs {
+		if err := k.s.limits.checkNamed("apply_manifest", obj.GetNamespace()); err != nil {
+			return plugin.Errorf("%v%s", err, nothingApplied(i, len(objs))), nil
+		}
 		r, err := k.c.resolveGVK(ctx, obj.GetAPIVersion(), obj.GetKind())
 		if err != nil {
-			return k.applyFailed(done, k.c.fail(target{verb: "apply", resource: obj.GetKind(), name: obj.GetName()}, err)), nil
+			return appendText(k.c.fail(target{verb: "apply", resource: obj.GetKind(), name: obj.GetName()}, err), nothingApplied(i, len(objs))), nil
 		}
 		ns := ""
 		if r.Namespaced {
 			if own := obj.GetNamespace(); own != "" && in.Namespace != "" && own != in.Namespace {
-				return k.applyFailed(done, plugin.Errorf("apply %s %q: the manifest says namespace %q but namespace=%q was passed",
-					r.GroupResource(), obj.GetName(), own, in.Namespace)), nil
+				return plugin.Errorf("apply %s %q: the manifest says namespace %q but namespace=%q was passed%s",
+					r.GroupResource(), obj.GetName(), own, in.Namespace, nothingApplied(i, len(objs))), nil
 			}
 			ns = k.c.namespaceFor(r, firstNonEmpty(obj.GetNamespace(), in.Namespace))
 		}
 		obj.SetNamespace(ns)
 		obj.SetManagedFields(nil)
-		t := targetOf("apply", r, obj.GetName(), ns)
-		if res := k.allowed(t, r); res != nil {
-			return k.applyFailed(done, res), nil
+		if res := k.allowed(targetOf("apply", r, obj.GetName(), ns), r); res != nil {
+			return appendText(res, nothingApplied(i, len(objs))), nil
 		}
+		planned[i] = r
+	}
+	var done []appliedObject
+	for i, obj := range objs {
+		r, ns := planned[i], obj.GetNamespace()
+		t := targetOf("apply", r, obj.GetName(), ns)
 		client := k.c.dynamic.Resource(r.GVR).Namespace(ns)
 		before, getErr := client.Get(ctx, obj.GetName(), metav1.GetOptions{})
 		out, err := client.Apply(ctx, obj.GetName(), obj, metav1.ApplyOptions{FieldManager: fieldManager, Force: in.Force, DryRun: dryRun(in.DryRun)})
@@ -91,6 +104,22 @@ func (k *kube) apply(ctx context.Context, in applyArgs) (*plugin.Result, error) 
 		done = append(done, appliedObject{Kind: out.GetKind(), Name: out.GetName(), Namespace: ns, Result: result, Object: shown})
 	}
 	return plugin.JSON(map[string]any{"applied": done, "dryRun": in.DryRun}, appliedTable(done)+dryRunNote(in.DryRun))
+}
+
+// nothingApplied tells, when a manifest of several objects is refused while
+// it is checked, that none of them was applied.
+func nothingApplied(i, of int) string {
+	if of == 1 {
+		return ""
+	}
+	return fmt.Sprintf("\n\nNothing was applied: object %d of %d was refused before any was sent.", i+1, of)
+}
+
+func appendText(res *plugin.Result, text string) *plugin.Result {
+	if text != "" && len(res.Content) > 0 {
+		res.Content[0].Text += text
+	}
+	return res
 }
 
 func appliedTable(done []appliedObject) string {
@@ -175,6 +204,8 @@ type scaleArgs struct {
 	Replicas   int64  `json:"replicas" description:"Desired number of replicas (0 stops every pod)."`
 }
 
+func (a scaleArgs) namespaceArg() string { return a.Namespace }
+
 func (k *kube) scale(ctx context.Context, in scaleArgs) (*plugin.Result, error) {
 	if in.Replicas < 0 {
 		return plugin.Errorf("scale_resource: replicas must be 0 or more, got %d", in.Replicas), nil
@@ -184,7 +215,7 @@ func (k *kube) scale(ctx context.Context, in scaleArgs) (*plugin.Result, error) 
 		return k.c.fail(target{verb: "scale", resource: in.Kind, name: in.Name}, err), nil
 	}
 	ns := k.c.namespaceFor(r, in.Namespace)
-	t := targetOf("update", r, in.Name, ns)
+	t := targetOf("patch", r, in.Name, ns)
 	if res := k.allowed(t, r); res != nil {
 		return res, nil
 	}
