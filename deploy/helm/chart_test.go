@@ -377,3 +377,32 @@ func TestAPIServerAcceptsChart(t *testing.T) {
 		}
 	}
 }
+
+// podDisruptionBudget.maxUnavailable 0, which forbids voluntary evictions, is
+// kept, not mistaken for unset and replaced by minAvailable.
+func TestDisruptionBudgetMaxUnavailableZero(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		values   string
+		key      string
+		want     any
+		notThere string
+	}{
+		{"podDisruptionBudget:\n  enabled: true\n  maxUnavailable: 0\n", "maxUnavailable", 0, "minAvailable"},
+		{"podDisruptionBudget:\n  enabled: true\n  maxUnavailable: 25%\n", "maxUnavailable", "25%", "minAvailable"},
+		{"podDisruptionBudget:\n  enabled: true\n", "minAvailable", 1, "maxUnavailable"},
+	} {
+		f := filepath.Join(dir, "pdb.yaml")
+		if err := os.WriteFile(f, []byte(tc.values), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, objs := render(t, f)
+		pdb := objs["PodDisruptionBudget"]
+		if got := pdb.get("spec", tc.key); got != tc.want {
+			t.Errorf("%s: spec.%s = %v, want %v", tc.values, tc.key, got, tc.want)
+		}
+		if got := pdb.get("spec", tc.notThere); got != nil {
+			t.Errorf("%s: spec.%s = %v, want none", tc.values, tc.notThere, got)
+		}
+	}
+}
