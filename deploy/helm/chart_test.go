@@ -376,6 +376,28 @@ func TestAPIServerAcceptsChart(t *testing.T) {
 			}
 		}
 	}
+
+	// A real install, then an upgrade that changes a value: the generated
+	// token and session key stay, so clients and sealed sessions survive.
+	secret := func() string {
+		return run(nil, "get", "secret", "--namespace", namespace, release+"-toolgate", "-o", "jsonpath={.data.token-0}/{.data.session-key}")
+	}
+	helm := func(args ...string) {
+		t.Helper()
+		args = append(args, "--namespace", namespace, "--kubeconfig", kcPath)
+		if out, err := exec.Command(testparts.Helm(t), args...).CombinedOutput(); err != nil {
+			t.Fatalf("helm %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	helm("install", release, chartDir)
+	installed := secret()
+	if token, key, _ := strings.Cut(installed, "/"); token == "" || key == "" {
+		t.Fatalf("installed Secret holds token-0 %q and session-key %q", token, key)
+	}
+	helm("upgrade", release, chartDir, "--set", "replicaCount=3")
+	if upgraded := secret(); upgraded != installed {
+		t.Errorf("the upgrade replaced the generated token and session key: %s, then %s", installed, upgraded)
+	}
 }
 
 // podDisruptionBudget.maxUnavailable 0, which forbids voluntary evictions, is
