@@ -428,3 +428,23 @@ func TestDisruptionBudgetMaxUnavailableZero(t *testing.T) {
 		}
 	}
 }
+
+// Settings of the gateway and listen blocks the chart has no value for (an
+// audit log, say) go inside the blocks it writes: a second gateway block in
+// extraConfig would not load.
+func TestExtraGatewayAndListenSettings(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "extra.yaml")
+	values := "gateway:\n  extraSettings: |\n    audit_log = \"/var/log/toolgate/audit.jsonl\"\n    max_call_timeout = \"15m\"\n" +
+		"  extraListenSettings: |\n    max_sessions = 2000\n"
+	if err := os.WriteFile(f, []byte(values), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, objs := render(t, f)
+	cfg := loadConfig(t, objs, map[string]string{"POD_IP": "10.0.0.1", "TOOLGATE_TOKEN_0": "t", "TOOLGATE_SESSION_KEY": "c2Vzc2lvbi1rZXktZm9yLXRoZS1jaGFydC10ZXN0cyE="})
+	if cfg.Gateway.AuditLog != "/var/log/toolgate/audit.jsonl" || cfg.Gateway.MaxCallTimeout != 15*time.Minute || cfg.Listen.MaxSessions != 2000 {
+		t.Errorf("audit_log %q, max_call_timeout %v, max_sessions %d; want the extra settings", cfg.Gateway.AuditLog, cfg.Gateway.MaxCallTimeout, cfg.Listen.MaxSessions)
+	}
+	if cfg.Gateway.StateDir != "/var/lib/toolgate" || cfg.Listen.SessionMaxAge != 24*time.Hour {
+		t.Errorf("state_dir %q, session_max_age %v: the chart's own settings are lost", cfg.Gateway.StateDir, cfg.Listen.SessionMaxAge)
+	}
+}
