@@ -329,7 +329,7 @@ func TestMetricsAuditAndTracesOfRealCalls(t *testing.T) {
 			t.Errorf("span %d: %v, want %+v", i, callSpans[i].Attributes, want)
 		}
 		if callSpans[i].Parent.IsValid() {
-			t.Errorf("span %d has a parent; the gateway's call_tool span is the root of its trace", i)
+			t.Errorf("span %d has a parent; without a traceparent from the client the call_tool span is the root of its trace", i)
 		}
 	}
 	last := callSpans[len(callSpans)-1].SpanContext
@@ -359,5 +359,57 @@ func TestMetricsOff(t *testing.T) {
 	}
 	if status != http.StatusNotFound {
 		t.Errorf("/metrics with metrics = false: %d", status)
+	}
+}
+
+// withTraceparent sends a W3C trace context with every request, as a traced
+// client or an instrumented proxy in front of the gateway does.
+type withTraceparent struct{ traceparent string }
+
+func (w withTraceparent) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("traceparent", w.traceparent)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// A client that sends a traceparent header gets the call_tool span in its
+// own trace, and the plugin's call in it too.
+func TestCallSpanContinuesTheClientsTrace(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	base, _, spans, stop := observedGateway(t)
+	defer http.DefaultClient.CloseIdleConnections()
+	const traceID, clientSpan = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
+	ctx := context.Background()
+	c, err := client.Connect(ctx, client.Options{URL: base + "/mcp", Token: "s3cret", ReconnectWindow: -1,
+		HTTPClient: &http.Client{Transport: withTraceparent{"00-" + traceID + "-" + clientSpan + "-01"}}}, "telemetry-test", "1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.CallTool(ctx, "x_trace_traceparent", map[string]any{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out struct{ Content []struct{ Text string } }
+	if err := json.Unmarshal(res.Raw, &out); err != nil || len(out.Content) != 1 {
+		t.Fatalf("answer %s: %v", res.Raw, err)
+	}
+	_ = c.Close()
+	stop()
+	http.DefaultTransport.(*http.Transport).CloseIdleConnections()
+
+	var call *tracetest.SpanStub
+	for _, s := range spans.GetSpans() {
+		if s.Name == "call_tool" {
+			call = &s
+		}
+	}
+	if call == nil {
+		t.Fatal("no call_tool span")
+	}
+	if got := call.Parent.TraceID().String() + "/" + call.Parent.SpanID().String(); got != traceID+"/"+clientSpan || !call.Parent.IsRemote() {
+		t.Errorf("call_tool span's parent %s (remote %v), want the client's span %s/%s", got, call.Parent.IsRemote(), traceID, clientSpan)
+	}
+	if want := fmt.Sprintf("00-%s-%s-01", traceID, call.SpanContext.SpanID()); out.Content[0].Text != want {
+		t.Errorf("the plugin's call arrived with traceparent %q, want %q", out.Content[0].Text, want)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
+	"go.opentelemetry.io/otel/propagation"
 )
 
 // MCP streamable HTTP: sessions for protocol versions through 2025-11-25,
@@ -71,6 +72,11 @@ func (t *httpTransport) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	switch r.Method {
 	case http.MethodPost:
+		if r.Header.Get("traceparent") != "" {
+			// A traced client's (or proxy's) W3C trace context: the
+			// call_tool span continues its trace.
+			r = r.WithContext(propagation.TraceContext{}.Extract(r.Context(), propagation.HeaderCarrier(r.Header)))
+		}
 		t.post(w, r)
 	case http.MethodGet:
 		t.get(w, r)

@@ -56,6 +56,13 @@ func (h *Handlers) runCall(ctx context.Context, raw json.RawMessage, events prot
 	t, missing, outcome := h.resolve(ctx, in.Name, asked)
 	if t == nil {
 		rec.Outcome = outcome
+		if plugin, ok := catalog.PluginOf(in.Name); ok && outcome == OutcomeUnavailable {
+			if _, configured := h.Plugins.Get(plugin); configured {
+				// A plugin that failed before it told its tools: configured
+				// names only, so the plugin label stays bounded.
+				rec.Plugin = plugin
+			}
+		}
 		return missing, nil
 	}
 	rec.Tool, rec.Plugin = t.ID, t.Plugin

@@ -49,7 +49,9 @@ type CallRecord struct {
 	// Tool is the name of the tool that ran (a catalog name or a core tool),
 	// "" when Name matched none: unlike Name, its values are bounded.
 	Tool string
-	// Plugin owns Tool; "" for core tools and unmatched names.
+	// Plugin owns Tool; "" for core tools and unmatched names. A name of a
+	// configured plugin that could not list its tools has the plugin, with
+	// Tool "".
 	Plugin        string
 	Outcome       Outcome
 	ArgumentBytes int // size of the "arguments" JSON as sent

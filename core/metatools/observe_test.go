@@ -52,6 +52,7 @@ func observedGateway(t *testing.T, rec *recorder) Tool {
 	}, []supervisor.Spec{
 		{Name: "hello", Path: helloPlugin, AutoStart: true},
 		{Name: "bad", Path: buildTestPlugin(t), AutoStart: true},
+		{Name: "gone", Path: "/nonexistent/toolgate-plugin", AutoStart: true},
 	}, "hello", "bad")
 	h := New(cat, mgr, func(string) time.Duration { return 5 * time.Second }, hclog.NewNullLogger())
 	h.Observer = rec
@@ -90,6 +91,10 @@ func TestObserverHearsEveryOutcome(t *testing.T) {
 			CallRecord{Name: "x_bad_exit", Tool: "x_bad_exit", Plugin: "bad", Outcome: OutcomeCrash, ArgumentBytes: 10}, "crashed (exit status 3)"},
 		{`{"name":"x_bad_echo","arguments":{"text":"x"}}`,
 			CallRecord{Name: "x_bad_echo", Tool: "x_bad_echo", Plugin: "bad", Outcome: OutcomeUnavailable, ArgumentBytes: 12}, `plugin "bad" is failed`},
+		{`{"name":"x_gone_anything"}`,
+			CallRecord{Name: "x_gone_anything", Plugin: "gone", Outcome: OutcomeUnavailable}, `plugin "gone" failed to start`},
+		{`{"name":"x_nosuchplugin_anything"}`,
+			CallRecord{Name: "x_nosuchplugin_anything", Outcome: OutcomeUnknownTool}, `unknown tool`},
 	}
 	for _, c := range cases {
 		res, err := call.Handle(context.Background(), json.RawMessage(c.args), nil)

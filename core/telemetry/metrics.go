@@ -18,9 +18,12 @@ type PluginStatus struct {
 	Tools    int    // tools in the catalog
 }
 
-// callDurationBuckets reach past the default call timeout (60 s): a slow tool
-// is what an operator looks for.
-var callDurationBuckets = []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 120}
+// callDurationBuckets start below a millisecond, where core tools and
+// refused calls answer (0.1-0.3 ms) and a plugin call over gRPC begins, and
+// reach the longest timeout a call may ask for (max_call_timeout, 1 h by
+// default): a slow tool is what an operator looks for.
+var callDurationBuckets = []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5,
+	1, 2.5, 5, 10, 30, 60, 120, 300, 900, 3600}
 
 // metrics are the gateway's Prometheus metrics, on a registry of their own
 // so nothing registered globally by a library leaks into /metrics.

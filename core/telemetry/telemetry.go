@@ -89,7 +89,7 @@ func New(ctx context.Context, opts Options) (*Telemetry, error) {
 		t.audit = a
 	}
 	if opts.OTLPEndpoint != "" || opts.SpanExporter != nil {
-		tr, err := newTracing(ctx, opts.OTLPEndpoint, opts.SpanExporter, opts.Version)
+		tr, err := newTracing(ctx, opts.OTLPEndpoint, opts.SpanExporter, opts.Version, t.log)
 		if err != nil {
 			if t.audit != nil {
 				_ = t.audit.close()

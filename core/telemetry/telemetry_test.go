@@ -130,6 +130,31 @@ func TestMetrics(t *testing.T) {
 	}
 }
 
+// Core tools answer in a fraction of a millisecond and a call may be allowed
+// an hour: both ends get buckets of their own instead of piling into the
+// first or the +Inf one.
+func TestCallDurationBucketsSpanSubMillisecondToAnHour(t *testing.T) {
+	tel, err := New(context.Background(), Options{Metrics: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tel.Close(context.Background())
+	for _, d := range []time.Duration{150 * time.Microsecond, 400 * time.Microsecond, 4 * time.Minute, 50 * time.Minute} {
+		call(tel, metatools.CallRecord{Name: "core_plugin_list", Tool: "core_plugin_list", Outcome: metatools.OutcomeOK, Duration: d})
+	}
+	bucket := func(le string) string { return `toolgate_tool_call_duration_seconds_bucket{plugin="",le="` + le + `"}` }
+	sameLines(t, "buckets", scrape(t, tel.Handler(), bucket("0.0001")+" ", bucket("0.00025")+" ", bucket("0.0005")+" ",
+		bucket("120")+" ", bucket("300")+" ", bucket("3600")+" ", bucket("+Inf")+" "), []string{
+		bucket("0.0001") + " 0",
+		bucket("0.00025") + " 1",
+		bucket("0.0005") + " 2",
+		bucket("120") + " 2",
+		bucket("300") + " 3",
+		bucket("3600") + " 4",
+		bucket("+Inf") + " 4",
+	})
+}
+
 func TestNothingAskedNothingRuns(t *testing.T) {
 	tel, err := New(context.Background(), Options{})
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
@@ -37,11 +38,13 @@ const (
 type tracing struct {
 	provider *sdktrace.TracerProvider
 	tracer   trace.Tracer
+	endpoint string // "" when spans go to an exporter given in Options
 }
 
 // newTracing exports to exporter when given, else to the OTLP/gRPC endpoint
 // (host:port in plain text, or an http:// or https:// URL).
-func newTracing(ctx context.Context, endpoint string, exporter sdktrace.SpanExporter, version string) (*tracing, error) {
+func newTracing(ctx context.Context, endpoint string, exporter sdktrace.SpanExporter, version string, log hclog.Logger) (*tracing, error) {
+	logOpenTelemetry(log)
 	if exporter == nil {
 		opt := otlptracegrpc.WithEndpointURL(endpoint)
 		if !strings.Contains(endpoint, "://") {
@@ -57,13 +60,16 @@ func newTracing(ctx context.Context, endpoint string, exporter sdktrace.SpanExpo
 		if err != nil {
 			return nil, fmt.Errorf("OTLP exporter for %s: %w", endpoint, err)
 		}
+		exporter = &reportingExporter{SpanExporter: exporter, log: log, endpoint: endpoint}
+	} else {
+		endpoint = ""
 	}
 	res := resource.NewSchemaless(
 		attribute.String("service.name", "toolgate"),
 		attribute.String("service.version", version),
 	)
 	p := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exporter), sdktrace.WithResource(res))
-	return &tracing{provider: p, tracer: p.Tracer(tracerName)}, nil
+	return &tracing{provider: p, tracer: p.Tracer(tracerName), endpoint: endpoint}, nil
 }
 
 // start opens the call_tool span and puts its W3C trace context into the
@@ -91,6 +97,9 @@ func (t *tracing) end(span trace.Span, r metatools.CallRecord) {
 
 func (t *tracing) close(ctx context.Context) error {
 	if err := t.provider.Shutdown(ctx); err != nil {
+		if t.endpoint != "" {
+			return fmt.Errorf("flush traces to %s: %w", t.endpoint, err)
+		}
 		return fmt.Errorf("flush traces: %w", err)
 	}
 	return nil

@@ -1,11 +1,15 @@
 package telemetry
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/propagation"
@@ -107,11 +111,32 @@ func sameAttrs(got, want []attribute.KeyValue) bool {
 	return g.Equals(&w)
 }
 
+// lockedBuffer is a log destination tests read while the exporter may write.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
 // Without a collector listening, tracing still starts and stops: spans are
-// lost, calls are not held up.
+// lost, calls are not held up, and the gateway's log says where the spans
+// could not go.
 func TestOTLPEndpointDownIsNotFatal(t *testing.T) {
 	before := goleak.IgnoreCurrent()
-	tel, err := New(context.Background(), Options{OTLPEndpoint: "127.0.0.1:1"})
+	var logs lockedBuffer
+	tel, err := New(context.Background(), Options{OTLPEndpoint: "127.0.0.1:1",
+		Logger: hclog.New(&hclog.LoggerOptions{Output: &logs, Level: hclog.Info})})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +148,10 @@ func TestOTLPEndpointDownIsNotFatal(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	_ = tel.Close(ctx) // the export fails; Close still returns within ctx
+	// The export fails; Close still returns within ctx.
+	if err := tel.Close(ctx); err != nil && !strings.Contains(err.Error(), "127.0.0.1:1") {
+		t.Errorf("Close: %v, want the collector's address in it", err)
+	}
 	if time.Since(start) > 3*time.Second {
 		t.Errorf("Close took %s", time.Since(start))
 	}
@@ -134,5 +162,28 @@ func TestOTLPEndpointDownIsNotFatal(t *testing.T) {
 			t.Fatalf("exporter still running %s after Close: %v", exportTimeout, err)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+	if got := logs.String(); !strings.Contains(got, "[ERROR] spans not exported") ||
+		!strings.Contains(got, "endpoint=127.0.0.1:1") {
+		t.Errorf("the failed export is not in the gateway's log:\n%s", got)
+	}
+}
+
+// An OTEL_EXPORTER_OTLP_* value the exporter cannot use is ignored by it;
+// the gateway's log says so, instead of an unstructured line on stderr.
+func TestUnusableOTELVariableIsLogged(t *testing.T) {
+	t.Setenv("OTEL_EXPORTER_OTLP_HEADERS", "no-equals-sign")
+	var logs lockedBuffer
+	tel, err := New(context.Background(), Options{OTLPEndpoint: "127.0.0.1:1",
+		Logger: hclog.New(&hclog.LoggerOptions{Output: &logs, Level: hclog.Info})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tel.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := logs.String(); !strings.Contains(got, "[ERROR] opentelemetry: parse headers") ||
+		!strings.Contains(got, "input=no-equals-sign") {
+		t.Errorf("the unusable variable is not in the gateway's log:\n%s", got)
 	}
 }

@@ -376,4 +376,75 @@ func TestAPIServerAcceptsChart(t *testing.T) {
 			}
 		}
 	}
+
+	// A real install, then an upgrade that changes a value: the generated
+	// token and session key stay, so clients and sealed sessions survive.
+	secret := func() string {
+		return run(nil, "get", "secret", "--namespace", namespace, release+"-toolgate", "-o", "jsonpath={.data.token-0}/{.data.session-key}")
+	}
+	helm := func(args ...string) {
+		t.Helper()
+		args = append(args, "--namespace", namespace, "--kubeconfig", kcPath)
+		if out, err := exec.Command(testparts.Helm(t), args...).CombinedOutput(); err != nil {
+			t.Fatalf("helm %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	helm("install", release, chartDir)
+	installed := secret()
+	if token, key, _ := strings.Cut(installed, "/"); token == "" || key == "" {
+		t.Fatalf("installed Secret holds token-0 %q and session-key %q", token, key)
+	}
+	helm("upgrade", release, chartDir, "--set", "replicaCount=3")
+	if upgraded := secret(); upgraded != installed {
+		t.Errorf("the upgrade replaced the generated token and session key: %s, then %s", installed, upgraded)
+	}
+}
+
+// podDisruptionBudget.maxUnavailable 0, which forbids voluntary evictions, is
+// kept, not mistaken for unset and replaced by minAvailable.
+func TestDisruptionBudgetMaxUnavailableZero(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		values   string
+		key      string
+		want     any
+		notThere string
+	}{
+		{"podDisruptionBudget:\n  enabled: true\n  maxUnavailable: 0\n", "maxUnavailable", 0, "minAvailable"},
+		{"podDisruptionBudget:\n  enabled: true\n  maxUnavailable: 25%\n", "maxUnavailable", "25%", "minAvailable"},
+		{"podDisruptionBudget:\n  enabled: true\n", "minAvailable", 1, "maxUnavailable"},
+	} {
+		f := filepath.Join(dir, "pdb.yaml")
+		if err := os.WriteFile(f, []byte(tc.values), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, objs := render(t, f)
+		pdb := objs["PodDisruptionBudget"]
+		if got := pdb.get("spec", tc.key); got != tc.want {
+			t.Errorf("%s: spec.%s = %v, want %v", tc.values, tc.key, got, tc.want)
+		}
+		if got := pdb.get("spec", tc.notThere); got != nil {
+			t.Errorf("%s: spec.%s = %v, want none", tc.values, tc.notThere, got)
+		}
+	}
+}
+
+// Settings of the gateway and listen blocks the chart has no value for (an
+// audit log, say) go inside the blocks it writes: a second gateway block in
+// extraConfig would not load.
+func TestExtraGatewayAndListenSettings(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "extra.yaml")
+	values := "gateway:\n  extraSettings: |\n    audit_log = \"/var/log/toolgate/audit.jsonl\"\n    max_call_timeout = \"15m\"\n" +
+		"  extraListenSettings: |\n    max_sessions = 2000\n"
+	if err := os.WriteFile(f, []byte(values), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, objs := render(t, f)
+	cfg := loadConfig(t, objs, map[string]string{"POD_IP": "10.0.0.1", "TOOLGATE_TOKEN_0": "t", "TOOLGATE_SESSION_KEY": "c2Vzc2lvbi1rZXktZm9yLXRoZS1jaGFydC10ZXN0cyE="})
+	if cfg.Gateway.AuditLog != "/var/log/toolgate/audit.jsonl" || cfg.Gateway.MaxCallTimeout != 15*time.Minute || cfg.Listen.MaxSessions != 2000 {
+		t.Errorf("audit_log %q, max_call_timeout %v, max_sessions %d; want the extra settings", cfg.Gateway.AuditLog, cfg.Gateway.MaxCallTimeout, cfg.Listen.MaxSessions)
+	}
+	if cfg.Gateway.StateDir != "/var/lib/toolgate" || cfg.Listen.SessionMaxAge != 24*time.Hour {
+		t.Errorf("state_dir %q, session_max_age %v: the chart's own settings are lost", cfg.Gateway.StateDir, cfg.Listen.SessionMaxAge)
+	}
 }
