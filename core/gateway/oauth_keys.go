@@ -46,6 +46,16 @@ var errFetchTooLarge = fmt.Errorf("response body exceeds %d bytes", maxFetchByte
 // from https down to http.
 var errInsecureFetch = errors.New("refusing to fetch signing keys over plain http from a host that is not loopback")
 
+// redactedURL is s for a log line or an error: a password in it (a
+// jwks_url may carry basic-auth credentials) shows as "xxxxx".
+func redactedURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return s
+	}
+	return u.Redacted()
+}
+
 // secureFetchURL is the rule the config applies to jwks_url, applied to
 // every URL the gateway fetches keys or metadata from, discovered or
 // redirected to: https, or http to a loopback host.
@@ -117,7 +127,7 @@ type keysUnavailableError struct {
 }
 
 func (e *keysUnavailableError) Error() string {
-	return fmt.Sprintf("the authorization server's signing keys could not be fetched from %s: %v", e.url, e.err)
+	return fmt.Sprintf("the authorization server's signing keys could not be fetched from %s: %v", redactedURL(e.url), e.err)
 }
 
 func (e *keysUnavailableError) Unwrap() error { return e.err }
@@ -181,7 +191,7 @@ func (k *keySource) get(ctx context.Context) (keyfunc.Keyfunc, error) {
 		return ks.kf, nil
 	}
 	if wait := keysRetryEvery - time.Since(k.lastTry); k.lastErr != nil && wait > 0 {
-		k.log.Debug("token not checked: signing keys still unavailable", "url", k.lastErr.url, "retry_in", wait)
+		k.log.Debug("token not checked: signing keys still unavailable", "url", redactedURL(k.lastErr.url), "retry_in", wait)
 		e := *k.lastErr
 		e.retryAfter = wait
 		return nil, &e
@@ -192,7 +202,7 @@ func (k *keySource) get(ctx context.Context) (keyfunc.Keyfunc, error) {
 	k.lastTry = time.Now()
 	if err != nil {
 		k.lastErr = err
-		k.log.Error("cannot check access tokens: signing keys unavailable", "url", err.url, "error", err.err)
+		k.log.Error("cannot check access tokens: signing keys unavailable", "url", redactedURL(err.url), "error", err.err)
 		return nil, err
 	}
 	k.lastErr = nil
@@ -256,7 +266,7 @@ func (k *keySource) fetch(ctx context.Context) (*keySet, *keysUnavailableError) 
 		return nil, fail(err)
 	}
 	context.AfterFunc(k.life, drop)
-	k.log.Info("fetched the authorization server's signing keys", "url", jwksURL, "keys", len(keys))
+	k.log.Info("fetched the authorization server's signing keys", "url", redactedURL(jwksURL), "keys", len(keys))
 	return &keySet{kf: kf, held: held, url: jwksURL}, nil
 }
 
@@ -271,7 +281,7 @@ func (k *keySource) newKeyfunc(ctx context.Context, jwksURL string, held jwkset.
 		HTTPTimeout:     k.timeout,
 		RefreshInterval: keysRefreshEvery,
 		RefreshErrorHandler: func(_ context.Context, err error) {
-			k.log.Error("fetch of the authorization server's signing keys failed; keeping the keys fetched before", "url", jwksURL, "error", err)
+			k.log.Error("fetch of the authorization server's signing keys failed; keeping the keys fetched before", "url", redactedURL(jwksURL), "error", err)
 		},
 	})
 	if err != nil {

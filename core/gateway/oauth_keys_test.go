@@ -291,3 +291,29 @@ func TestNewRejectsBadOAuthOptions(t *testing.T) {
 	}
 	f.srv.Close()
 }
+
+// A jwks_url may carry basic-auth credentials; the password shows in no log
+// line and no answer, whether the keys are fetched or not.
+func TestOAuthJWKSURLPasswordNotShown(t *testing.T) {
+	as := newAuthServer(t)
+	gone := httptest.NewServer(http.NotFoundHandler())
+	goneURL := gone.URL
+	gone.Close()
+	for name, base := range map[string]string{"fetched": as.URL, "host down": goneURL} {
+		t.Run(name, func(t *testing.T) {
+			withUser := strings.Replace(base, "http://", "http://reader:hunter2@", 1) + "/jwks"
+			ts, logs := oauthGateway(t, as, func(o *OAuth) { o.JWKSURL = withUser })
+			a := send(t, http.MethodPost, ts.URL+"/mcp", "Bearer "+as.good(), nil)
+			if name == "fetched" && !a.passed() {
+				t.Fatalf("good token: %d %s", a.status, a.body)
+			}
+			log := logs.String()
+			if strings.Contains(log+a.body, "hunter2") {
+				t.Errorf("the password shows:\nanswer %s\nlog:\n%s", a.body, log)
+			}
+			if !strings.Contains(log, "reader:xxxxx@") {
+				t.Errorf("log does not name the URL, password hidden:\n%s", log)
+			}
+		})
+	}
+}

@@ -44,10 +44,10 @@ func (k *keySource) refetch(ctx context.Context) bool {
 		err = ks.held.KeyReplaceAll(ctx, keys)
 	}
 	if err != nil {
-		k.log.Error("refetch of the authorization server's signing keys failed; keeping the keys fetched before", "url", ks.url, "error", err)
+		k.log.Error("refetch of the authorization server's signing keys failed; keeping the keys fetched before", "url", redactedURL(ks.url), "error", err)
 		return false
 	}
-	k.log.Info("refetched the authorization server's signing keys: a token's signature did not verify with those held", "url", ks.url, "keys", len(keys))
+	k.log.Info("refetched the authorization server's signing keys: a token's signature did not verify with those held", "url", redactedURL(ks.url), "keys", len(keys))
 	return true
 }
 
