@@ -1,11 +1,9 @@
 package telemetry
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,6 +17,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/toolgate/toolgate/core/metatools"
+	"github.com/toolgate/toolgate/internal/testparts"
 	"github.com/toolgate/toolgate/sdk/plugin"
 	"github.com/toolgate/toolgate/sdk/plugintest"
 	"github.com/toolgate/toolgate/sdk/protov1"
@@ -111,30 +110,12 @@ func sameAttrs(got, want []attribute.KeyValue) bool {
 	return g.Equals(&w)
 }
 
-// lockedBuffer is a log destination tests read while the exporter may write.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // Without a collector listening, tracing still starts and stops: spans are
 // lost, calls are not held up, and the gateway's log says where the spans
 // could not go.
 func TestOTLPEndpointDownIsNotFatal(t *testing.T) {
 	before := goleak.IgnoreCurrent()
-	var logs lockedBuffer
+	var logs testparts.Buffer
 	tel, err := New(context.Background(), Options{OTLPEndpoint: "127.0.0.1:1",
 		Logger: hclog.New(&hclog.LoggerOptions{Output: &logs, Level: hclog.Info})})
 	if err != nil {
@@ -173,7 +154,7 @@ func TestOTLPEndpointDownIsNotFatal(t *testing.T) {
 // the gateway's log says so, instead of an unstructured line on stderr.
 func TestUnusableOTELVariableIsLogged(t *testing.T) {
 	t.Setenv("OTEL_EXPORTER_OTLP_HEADERS", "no-equals-sign")
-	var logs lockedBuffer
+	var logs testparts.Buffer
 	tel, err := New(context.Background(), Options{OTLPEndpoint: "127.0.0.1:1",
 		Logger: hclog.New(&hclog.LoggerOptions{Output: &logs, Level: hclog.Info})})
 	if err != nil {
