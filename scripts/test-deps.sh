@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs every real part the test suite runs against: the Node MCP servers
 # and SDK, the MCP conformance suite, Prometheus, HAProxy, a Kubernetes API
-# server with etcd, and Helm.
+# server with etcd, Helm, and the Prometheus Operator's ServiceMonitor CRD.
 #
 # Parts live outside the checkout in directories keyed by version, so a fresh
 # clone reuses them and a warm run only checks that they are there. Go tests
@@ -26,3 +26,4 @@ export TOOLGATE_TEST_CACHE=$root
 "$here/install-haproxy.sh"
 "$here/build-kube.sh"
 "$here/install-helm.sh"
+"$here/install-crds.sh"

@@ -213,7 +213,7 @@ func TestDefaultsRender(t *testing.T) {
 
 func TestEveryOptionRenders(t *testing.T) {
 	_, objs := render(t, "testdata/all-on.yaml")
-	want := []string{"ConfigMap", "Deployment", "HorizontalPodAutoscaler", "Ingress", "PodDisruptionBudget", "Secret", "Service", "ServiceAccount"}
+	want := []string{"ConfigMap", "Deployment", "HorizontalPodAutoscaler", "Ingress", "PodDisruptionBudget", "Secret", "Service", "ServiceAccount", "ServiceMonitor"}
 	if got := kinds(objs); !slices.Equal(got, want) {
 		t.Fatalf("rendered kinds %v, want %v", got, want)
 	}
@@ -240,12 +240,19 @@ func TestEveryOptionRenders(t *testing.T) {
 		{"Deployment", []any{"spec", "template", "metadata", "labels", "tier"}, "gateway"},
 		{"Deployment", []any{"spec", "template", "spec", "imagePullSecrets", 0, "name"}, "registry"},
 		{"Service", []any{"metadata", "annotations", "example.com/lb"}, "internal"},
+		{"ServiceMonitor", []any{"metadata", "labels", "release"}, "kube-prometheus"},
+		{"ServiceMonitor", []any{"spec", "endpoints", 0, "interval"}, "15s"},
+		{"ServiceMonitor", []any{"spec", "endpoints", 0, "scrapeTimeout"}, "10s"},
+		{"ServiceMonitor", []any{"spec", "endpoints", 0, "authorization", "credentials", "name"}, "gw-toolgate"},
+		{"ServiceMonitor", []any{"spec", "endpoints", 0, "authorization", "credentials", "key"}, "token-1"},
 	}
 	for _, c := range checks {
 		if got := objs[c.kind].get(c.path...); got != c.want {
 			t.Errorf("%s %v = %#v, want %#v", c.kind, c.path, got, c.want)
 		}
 	}
+
+	checkServiceMonitorTargets(t, objs)
 
 	cfg := loadConfig(t, objs, map[string]string{"POD_IP": "fd00::17", "TOOLGATE_TOKEN_0": "a", "TOOLGATE_TOKEN_1": "b"})
 	for _, h := range []string{"fd00::17", "toolgate.example.com", "gw.internal.example", "gw-toolgate.toolgate-chart.svc"} {
@@ -264,6 +271,31 @@ func TestEveryOptionRenders(t *testing.T) {
 	}
 	if cfg.Listen.SessionMaxAge != 8*time.Hour {
 		t.Errorf("session_max_age %v, want gateway.sessionMaxAge 8h", cfg.Listen.SessionMaxAge)
+	}
+}
+
+// checkServiceMonitorTargets checks that the ServiceMonitor finds what it
+// scrapes: its selector picks the Service, its port is the Service's port
+// name, and its token key is in the Secret.
+func checkServiceMonitorTargets(t *testing.T, objs map[string]object) {
+	t.Helper()
+	sm, svc := objs["ServiceMonitor"], objs["Service"]
+	selector, _ := sm.get("spec", "selector", "matchLabels").(map[string]any)
+	labels, _ := svc.get("metadata", "labels").(map[string]any)
+	if len(selector) == 0 {
+		t.Error("the ServiceMonitor selects every Service: no matchLabels")
+	}
+	for k, v := range selector {
+		if labels[k] != v {
+			t.Errorf("the ServiceMonitor selects %s=%v, which the Service's labels %v do not have", k, v, labels)
+		}
+	}
+	if port, name := sm.get("spec", "endpoints", 0, "port"), svc.get("spec", "ports", 0, "name"); port != name {
+		t.Errorf("the ServiceMonitor scrapes port %v, the Service's port is named %v", port, name)
+	}
+	key, _ := sm.get("spec", "endpoints", 0, "authorization", "credentials", "key").(string)
+	if secret, ok := objs["Secret"]; ok && secret.get("data", key) == nil {
+		t.Errorf("the ServiceMonitor sends the Secret's %q, which the Secret does not hold", key)
 	}
 }
 
@@ -302,7 +334,15 @@ func TestAPIServerAcceptsChart(t *testing.T) {
 	allOn, _ := render(t, "testdata/all-on.yaml")
 	kubectl := testparts.Kubectl(t)
 
-	env := &envtest.Environment{BinaryAssetsDirectory: testparts.KubeAssets(t), ControlPlaneStartTimeout: time.Minute, ControlPlaneStopTimeout: 30 * time.Second}
+	// The Prometheus Operator's own CRD, so the ServiceMonitor is checked
+	// against its schema as a cluster running the operator would.
+	env := &envtest.Environment{
+		BinaryAssetsDirectory:    testparts.KubeAssets(t),
+		CRDDirectoryPaths:        []string{testparts.ServiceMonitorCRDs(t)},
+		ErrorIfCRDPathMissing:    true,
+		ControlPlaneStartTimeout: time.Minute,
+		ControlPlaneStopTimeout:  30 * time.Second,
+	}
 	if _, err := env.Start(); err != nil {
 		t.Fatalf("start kube-apiserver: %v", err)
 	}
@@ -341,7 +381,7 @@ func TestAPIServerAcceptsChart(t *testing.T) {
 		kinds     []string
 	}{
 		{"defaults", defaults, always},
-		{"every option", allOn, append(always, "ingress.networking.k8s.io", "horizontalpodautoscaler.autoscaling", "poddisruptionbudget.policy")},
+		{"every option", allOn, append(always, "ingress.networking.k8s.io", "horizontalpodautoscaler.autoscaling", "poddisruptionbudget.policy", "servicemonitor.monitoring.coreos.com")},
 	} {
 		name := r.name
 		// Strict: a field the API does not know is an error, not a warning.
@@ -446,5 +486,34 @@ func TestExtraGatewayAndListenSettings(t *testing.T) {
 	}
 	if cfg.Gateway.StateDir != "/var/lib/toolgate" || cfg.Listen.SessionMaxAge != 24*time.Hour {
 		t.Errorf("state_dir %q, session_max_age %v: the chart's own settings are lost", cfg.Gateway.StateDir, cfg.Listen.SessionMaxAge)
+	}
+}
+
+// A ServiceMonitor that could not scrape is refused at render time, naming
+// the value at fault, instead of installing a target that fails with 401 or
+// 404 in Prometheus.
+func TestServiceMonitorRefusesWhatItCannotScrape(t *testing.T) {
+	for _, tc := range []struct {
+		set  []string
+		want string
+	}{
+		{[]string{"serviceMonitor.tokenIndex=1"}, "serviceMonitor.tokenIndex 1 names no token: the Secret holds token-0 to token-0"},
+		{[]string{"serviceMonitor.tokenIndex=-1", "auth.tokens={a,b}"}, "serviceMonitor.tokenIndex -1 names no token: the Secret holds token-0 to token-1"},
+		{[]string{"gateway.metrics=false"}, "serviceMonitor.enabled needs gateway.metrics"},
+	} {
+		args := []string{"template", release, chartDir, "--set", "serviceMonitor.enabled=true"}
+		for _, s := range tc.set {
+			args = append(args, "--set", s)
+		}
+		out, err := exec.Command(testparts.Helm(t), args...).CombinedOutput()
+		if err == nil || !strings.Contains(string(out), tc.want) {
+			t.Errorf("helm %s: err %v, output %s; want a refusal saying %q", strings.Join(args, " "), err, out, tc.want)
+		}
+	}
+	// Three tokens from an existing Secret: token-2 is there.
+	out, err := exec.Command(testparts.Helm(t), "template", release, chartDir, "--set", "serviceMonitor.enabled=true",
+		"--set", "auth.existingSecret=mine", "--set", "auth.tokenCount=3", "--set", "serviceMonitor.tokenIndex=2").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "name: mine\n          key: token-2") {
+		t.Errorf("existing Secret with three tokens, tokenIndex 2: err %v\n%s", err, out)
 	}
 }

@@ -28,6 +28,8 @@ const (
 	kubeVersion    = "1.36.3"
 	etcdVersion    = "3.6.16"
 	helmVersion    = "3.22.0"
+	// promOperatorVersion is scripts/install-crds.sh's OPERATOR_VERSION.
+	promOperatorVersion = "0.85.0"
 
 	// nodeStamp is written by the installer only after a complete install.
 	nodeStamp = ".installed"
@@ -158,6 +160,22 @@ func Helm(t testing.TB) string {
 		return ""
 	}
 	return bin
+}
+
+// ServiceMonitorCRDs returns the directory holding the Prometheus Operator's
+// ServiceMonitor CustomResourceDefinition, for a test API server to install.
+func ServiceMonitorCRDs(t testing.TB) string {
+	t.Helper()
+	r := root(t)
+	if r == "" {
+		return ""
+	}
+	dir := filepath.Join(r, "crds-prometheus-operator-"+promOperatorVersion)
+	if _, err := os.Stat(filepath.Join(dir, "monitoring.coreos.com_servicemonitors.yaml")); err != nil {
+		t.Fatalf("test parts: the ServiceMonitor CRD of prometheus-operator v%s is missing: %v; %s", promOperatorVersion, err, fixHint)
+		return ""
+	}
+	return dir
 }
 
 // Kubectl returns the absolute path of the kubectl found on PATH: it is part

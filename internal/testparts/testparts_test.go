@@ -62,6 +62,7 @@ func TestLayoutMatchesScripts(t *testing.T) {
 		{"build-kube.sh", "KUBE_VERSION", kubeVersion},
 		{"build-kube.sh", "ETCD_VERSION", etcdVersion},
 		{"install-helm.sh", "HELM_VERSION", helmVersion},
+		{"install-crds.sh", "OPERATOR_VERSION", promOperatorVersion},
 	}
 	for _, c := range checks {
 		if got := scriptValue(t, c.script, c.name); got != c.want {
