@@ -298,6 +298,10 @@ func (k *keySource) newKeyfunc(ctx context.Context, jwksURL string, held jwkset.
 	return keyfunc.New(keyfunc.Options{Ctx: ctx, Storage: client, UseWhitelist: []jwkset.USE{jwkset.UseSig, ""}})
 }
 
+// errNoKeyForAlg is a token without a kid meeting a key set with no signing
+// key for its algorithm.
+var errNoKeyForAlg = errors.New("the token names no kid and the key set holds no signing key")
+
 // signingKeys are the keys a token without a kid may be checked against:
 // keyfunc would try every key of the set, those published for encryption
 // too, so the use and alg a key is published with are checked here as
@@ -320,7 +324,7 @@ func signingKeys(ctx context.Context, kf keyfunc.Keyfunc, alg string) (jwt.Verif
 		set.Keys = append(set.Keys, key)
 	}
 	if len(set.Keys) == 0 {
-		return set, fmt.Errorf("the token names no kid and the key set holds no signing key for %s", alg)
+		return set, fmt.Errorf("%w for %s", errNoKeyForAlg, alg)
 	}
 	return set, nil
 }

@@ -317,3 +317,39 @@ func TestOAuthJWKSURLPasswordNotShown(t *testing.T) {
 		})
 	}
 }
+
+// TestOAuthKidlessTokenMeetsANewSigningKey: a token without a kid whose
+// algorithm no key held is for (the authorization server has just started
+// publishing a signing key for it) is checked against the keys fetched
+// again, under the same limit as an unknown kid. With "alg" on every key,
+// no key is even tried, so this is not an invalid signature.
+func TestOAuthKidlessTokenMeetsANewSigningKey(t *testing.T) {
+	as := newAuthServer(t)
+	as.set(func(as *authServer) { as.rsaUse, as.withAlg = "enc", true })
+	ts, _ := oauthGateway(t, as, nil)
+	if a := send(t, http.MethodPost, ts.URL+"/mcp", "Bearer "+as.sign(jwt.SigningMethodES256, "ec-1", as.claims()), nil); !a.passed() {
+		t.Fatalf("good token: %d %s", a.status, a.body)
+	}
+	as.set(func(as *authServer) { as.rsaUse = "sig" })
+	if a := send(t, http.MethodPost, ts.URL+"/mcp", "Bearer "+withoutKid(t, as, jwt.SigningMethodRS256, "rsa-1"), nil); !a.passed() {
+		t.Fatalf("token without a kid signed by the key now published for signing: %d %q", a.status, a.header.Get("WWW-Authenticate"))
+	}
+	if n := as.jwksHits.Load(); n != 2 {
+		t.Errorf("JWKS fetched %d times, want 2: the first fetch, then one for the new signing key", n)
+	}
+
+	// Tokens of an algorithm the set still has no signing key for are
+	// refused, and cost the authorization server one fetch in all.
+	other := newAuthServer(t)
+	other.set(func(as *authServer) { as.rsaUse, as.withAlg = "enc", true })
+	ts2, _ := oauthGateway(t, other, nil)
+	for range 5 {
+		a := send(t, http.MethodPost, ts2.URL+"/mcp", "Bearer "+withoutKid(t, other, jwt.SigningMethodRS256, "rsa-1"), nil)
+		if a.status != 401 || !strings.Contains(a.header.Get("WWW-Authenticate"), "unknown signing key") {
+			t.Fatalf("token without a kid and no signing key for RS256: %d %q", a.status, a.header.Get("WWW-Authenticate"))
+		}
+	}
+	if n := other.jwksHits.Load(); n != 2 {
+		t.Errorf("JWKS fetched %d times for 5 tokens no key is for, want 2 (the first fetch, one refetch)", n)
+	}
+}

@@ -24,9 +24,11 @@ type keySet struct {
 // keyMayHaveChanged tells a token whose signature an allowed algorithm
 // could not verify with the keys held: the authorization server may have
 // replaced a key under a kid the gateway knows, or a key tokens without a
-// kid are signed with, which keyfunc's refetch on an unknown kid never sees.
+// kid are signed with, or begun to publish a key for the algorithm of
+// tokens without a kid; keyfunc's refetch on an unknown kid sees none of
+// these.
 func keyMayHaveChanged(parsed *jwt.Token, err error) bool {
-	return errors.Is(err, jwt.ErrTokenSignatureInvalid) &&
+	return (errors.Is(err, jwt.ErrTokenSignatureInvalid) || errors.Is(err, errNoKeyForAlg)) &&
 		parsed != nil && parsed.Method != nil && slices.Contains(allowedAlgs, parsed.Method.Alg())
 }
 

@@ -51,6 +51,8 @@ type authServer struct {
 	jwksURI string
 	// rsaUse is the "use" published for rsa-1 ("sig" by default).
 	rsaUse string
+	// withAlg publishes each key's "alg" too.
+	withAlg bool
 	// padding is how many bytes of filler the JWKS document carries.
 	padding int
 	// redirectTo is where /jwks-redirect sends clients.
@@ -128,14 +130,20 @@ func (as *authServer) serve(w http.ResponseWriter, r *http.Request) {
 
 func b64(b []byte) string { return base64.RawURLEncoding.EncodeToString(b) }
 
-// jwks is the published key set; keys carry no "alg", so the gateway's own
-// algorithm allow-list is what keeps other algorithms out.
+// jwks is the published key set; keys carry no "alg" unless withAlg, so the
+// gateway's own algorithm allow-list is what keeps other algorithms out.
 func (as *authServer) jwks(rotated bool) string {
 	as.mu.Lock()
-	use, padding, rsaKey := as.rsaUse, as.padding, as.rsaKey
+	use, padding, rsaKey, withAlg := as.rsaUse, as.padding, as.rsaKey, as.withAlg
 	as.mu.Unlock()
+	alg := func(name string) string {
+		if !withAlg {
+			return ""
+		}
+		return fmt.Sprintf(`"alg":%q,`, name)
+	}
 	rsaJWK := func(kid, use string, k *rsa.PublicKey) string {
-		return fmt.Sprintf(`{"kty":"RSA","kid":%q,"use":%q,"n":%q,"e":%q}`, kid, use, b64(k.N.Bytes()), b64(big.NewInt(int64(k.E)).Bytes()))
+		return fmt.Sprintf(`{"kty":"RSA",%s"kid":%q,"use":%q,"n":%q,"e":%q}`, alg("RS256"), kid, use, b64(k.N.Bytes()), b64(big.NewInt(int64(k.E)).Bytes()))
 	}
 	ecPub, err := as.ecKey.PublicKey.Bytes() // uncompressed point: 0x04 || X || Y
 	if err != nil {
@@ -143,8 +151,8 @@ func (as *authServer) jwks(rotated bool) string {
 	}
 	keys := []string{
 		rsaJWK("rsa-1", use, &rsaKey.PublicKey),
-		fmt.Sprintf(`{"kty":"EC","kid":"ec-1","use":"sig","crv":"P-256","x":%q,"y":%q}`, b64(ecPub[1:33]), b64(ecPub[33:])),
-		fmt.Sprintf(`{"kty":"OKP","kid":"ed-1","use":"sig","crv":"Ed25519","x":%q}`, b64(as.edKey.Public().(ed25519.PublicKey))),
+		fmt.Sprintf(`{"kty":"EC",%s"kid":"ec-1","use":"sig","crv":"P-256","x":%q,"y":%q}`, alg("ES256"), b64(ecPub[1:33]), b64(ecPub[33:])),
+		fmt.Sprintf(`{"kty":"OKP",%s"kid":"ed-1","use":"sig","crv":"Ed25519","x":%q}`, alg("EdDSA"), b64(as.edKey.Public().(ed25519.PublicKey))),
 	}
 	if rotated {
 		keys = append(keys, rsaJWK("rsa-2", "sig", &as.rotated.PublicKey))
