@@ -104,6 +104,10 @@ type Plugin struct {
 	Env         map[string]string // extra environment for the plugin process
 	Labels      map[string]string
 	Disabled    bool
+	// Destructive is what call_tool does with a tool of this plugin that may
+	// delete or overwrite data (DestructiveConfirm, DestructiveAllow or
+	// DestructiveDeny).
+	Destructive string
 	Config      json.RawMessage // the `config {}` block as a JSON object ("{}" when absent)
 	DeclRange   hcl.Range       // the `plugin "name"` block header
 	PathRange   hcl.Range       // the value of path, when set
@@ -117,6 +121,23 @@ type Plugin struct {
 	// default (30s).
 	StartTimeout time.Duration
 }
+
+// What call_tool does with a tool that may delete or overwrite data: one
+// whose annotations do not say it is read-only or not destructive, which is
+// MCP's default for a tool that says nothing of itself. Calls through
+// call_tool all look alike to a client's own permission prompt, so the
+// gateway asks for itself.
+const (
+	// DestructiveConfirm asks the calling client's user first, by
+	// elicitation, and refuses when the client cannot be asked (the default).
+	DestructiveConfirm = "confirm"
+	// DestructiveAllow runs such tools without asking.
+	DestructiveAllow = "allow"
+	// DestructiveDeny refuses them.
+	DestructiveDeny = "deny"
+)
+
+var destructivePolicies = []string{DestructiveConfirm, DestructiveAllow, DestructiveDeny}
 
 // Load reads, decodes and validates the config file at path.
 func Load(path string) (*Config, error) {

@@ -84,6 +84,7 @@ func TestLoadFull(t *testing.T) {
 		IdleTimeout: 5 * time.Minute,
 		CallTimeout: 90 * time.Second,
 		Disabled:    true,
+		Destructive: DestructiveConfirm,
 		Config:      json.RawMessage("{}"),
 	}
 	got := *hello
@@ -303,5 +304,35 @@ func TestLoadMissingRelativeNamesTheDirectory(t *testing.T) {
 	_, err = Load(filepath.Join(dir, "missing.hcl"))
 	if err == nil || strings.Contains(err.Error(), "working directory") {
 		t.Errorf("Load of a missing absolute path: %v", err)
+	}
+}
+
+// A plugin's destructive policy: confirm unless written, case and spaces
+// forgiven, anything else refused where it was written.
+func TestDestructivePolicy(t *testing.T) {
+	src := `plugin "a" {
+  path = "/bin/true"
+}
+plugin "b" {
+  path        = "/bin/true"
+  destructive = " Allow "
+}
+plugin "c" {
+  path        = "/bin/true"
+  destructive = "deny"
+}
+`
+	c, err := Parse([]byte(src), "toolgate.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []string{DestructiveConfirm, DestructiveAllow, DestructiveDeny} {
+		if got := c.Plugins[i].Destructive; got != want {
+			t.Errorf("plugin %s: destructive %q, want %q", c.Plugins[i].Name, got, want)
+		}
+	}
+	cerr := parseErr(t, "plugin \"a\" {\n  path        = \"/bin/true\"\n  destructive = \"ask\"\n}\n")
+	if got, want := cerr.Error(), `toolgate.hcl:3:17: unknown destructive policy "ask"; use one of confirm, allow, deny`; !strings.Contains(got, want) {
+		t.Errorf("error %q, want it to contain %q", got, want)
 	}
 }

@@ -3,6 +3,7 @@ package config
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -95,6 +96,8 @@ type pluginSpec struct {
 	Env              map[string]string `hcl:"env,optional"`
 	Labels           map[string]string `hcl:"labels,optional"`
 	Disabled         bool              `hcl:"disabled,optional"`
+	Destructive      *string           `hcl:"destructive,optional"`
+	DestructiveRange hcl.Range         `hcl:"destructive,attr_value_range"`
 	Config           *configSpec       `hcl:"config,block"`
 	DefRange         hcl.Range         `hcl:",def_range"`
 }
@@ -345,6 +348,8 @@ func (d *decoder) plugin(s *pluginSpec) Plugin {
 		Disabled:  s.Disabled,
 		DeclRange: s.DefRange,
 		PathRange: s.PathRange,
+
+		Destructive: DestructiveConfirm,
 	}
 	if s.Type != nil {
 		p.Type = *s.Type
@@ -355,6 +360,14 @@ func (d *decoder) plugin(s *pluginSpec) Plugin {
 	d.duration(&p.IdleTimeout, "idle_timeout", s.IdleTimeout, s.IdleTimeoutRange, false)
 	d.duration(&p.CallTimeout, "call_timeout", s.CallTimeout, s.CallTimeoutRange, false)
 	d.duration(&p.StartTimeout, "start_timeout", s.StartTimeout, s.StartTimeoutRng, true)
+	if s.Destructive != nil {
+		v := strings.ToLower(strings.TrimSpace(*s.Destructive))
+		if slices.Contains(destructivePolicies, v) {
+			p.Destructive = v
+		} else {
+			d.problem(s.DestructiveRange, unknownMsg("destructive policy", *s.Destructive, destructivePolicies))
+		}
+	}
 
 	raw, ranges, diags := pluginConfigJSON(s.Config, d.ctx)
 	d.diags = append(d.diags, diags...)
