@@ -176,6 +176,18 @@ func assemble(ctx context.Context, cfg *config.Config, topts telemetry.Options, 
 	}, logger)
 	handlers.Observer = tel
 	handlers.MaxCallTimeout = cfg.Gateway.MaxCallTimeout
+	permissions := map[string]metatools.Permission{}
+	for _, p := range cfg.Plugins {
+		r := p.DeclRange
+		permissions[p.Name] = metatools.Permission{Destructive: metatools.Destructive(p.Destructive),
+			Where: fmt.Sprintf("%s:%d:%d", r.Filename, r.Start.Line, r.Start.Column)}
+	}
+	handlers.Permissions = func(plugin string) metatools.Permission {
+		if p, ok := permissions[plugin]; ok {
+			return p
+		}
+		return metatools.Permission{Destructive: metatools.DestructiveConfirm}
+	}
 	library = native.New(cat, plugins, handlers.CallTimeout, logger.Named("native"))
 
 	var tools []gateway.Tool

@@ -84,13 +84,21 @@ func (h *Handlers) runCall(ctx context.Context, raw json.RawMessage, events prot
 	if asked > 0 {
 		timeout = asked
 	}
-	callCtx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-
 	args := in.Arguments
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
 	}
+	// The user has as long to confirm as the call has to run; the call's
+	// own time starts after.
+	askCtx, cancelAsk := context.WithTimeout(ctx, timeout)
+	refused, outcome := h.permit(askCtx, t, args, false)
+	cancelAsk()
+	if refused != nil {
+		rec.Outcome = outcome
+		return refused, nil
+	}
+	callCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
 	retry := t.Def.Annotations.IsReadOnly() || t.Def.Annotations.IsIdempotent()
 	// The client the call came from, when the gateway can ask it things,
 	// goes with the call: the plugin may ask it for sampling, elicitation or

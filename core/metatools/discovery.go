@@ -194,7 +194,24 @@ func (h *Handlers) describeTool(ctx context.Context, raw json.RawMessage, _ prot
 	if t == nil {
 		return missing, nil
 	}
-	return jsonResult(describe(t, h.Plugins))
+	out := describe(t, h.Plugins)
+	if p := h.destructivePolicy(t); p != "" {
+		out["destructive_policy"] = p
+	}
+	return jsonResult(out)
+}
+
+// destructivePolicy tells an assistant, before it calls, what call_tool will
+// do with t when t may delete or overwrite data: ask the user first
+// (confirm), refuse it (deny) or run it (allow); "" for other tools.
+func (h *Handlers) destructivePolicy(t *catalog.Tool) Destructive {
+	if !t.Def.Annotations.IsDestructive() || h.Permissions == nil {
+		return ""
+	}
+	if p := h.Permissions(t.Plugin).Destructive; p == DestructiveAllow || p == DestructiveDeny {
+		return p
+	}
+	return DestructiveConfirm
 }
 
 func describe(t *catalog.Tool, plugins *supervisor.Manager) map[string]any {

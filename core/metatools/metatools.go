@@ -46,6 +46,9 @@ type Handlers struct {
 	Logger         hclog.Logger
 	// Observer, when set, hears of every call_tool and how it ended.
 	Observer CallObserver
+	// Permissions says what call_tool does with a plugin's tools that may
+	// delete or overwrite data (permit.go); nil runs them.
+	Permissions func(plugin string) Permission
 
 	core  map[string]*Tool
 	guide *guide

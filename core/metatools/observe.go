@@ -33,12 +33,14 @@ const (
 	OutcomeCrash            Outcome = "crash"             // the plugin died during the call
 	OutcomeUnavailable      Outcome = "unavailable"       // the plugin could not take the call
 	OutcomeError            Outcome = "error"             // any other failure on the way
+	OutcomeDenied           Outcome = "denied"            // a tool that may delete data was refused or declined (permit.go)
+	OutcomeInputRequired    Outcome = "input_required"    // the client is asked first, on MCP 2026-07-28
 )
 
 // Outcomes lists every Outcome.
 func Outcomes() []Outcome {
 	return []Outcome{OutcomeOK, OutcomeToolError, OutcomeInvalidArguments, OutcomeUnknownTool,
-		OutcomeTimeout, OutcomeCancelled, OutcomeCrash, OutcomeUnavailable, OutcomeError}
+		OutcomeTimeout, OutcomeCancelled, OutcomeCrash, OutcomeUnavailable, OutcomeError, OutcomeDenied, OutcomeInputRequired}
 }
 
 // CallRecord is what an observer hears of one call_tool. It never holds the

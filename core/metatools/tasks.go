@@ -66,6 +66,13 @@ func (t Tasks) start(ctx context.Context, raw json.RawMessage, ttlMs *int64, cli
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
 	}
+	askCtx, cancelAsk := context.WithTimeout(ctx, t.h.CallTimeout(tool.Plugin))
+	refused, outcome := t.h.permit(askCtx, tool, args, true)
+	cancelAsk()
+	if refused != nil {
+		rec.Outcome = outcome
+		return "", protov1.Task{}, protov1.InvalidArgumentf("%s", refused.Content[0].Text)
+	}
 	var task protov1.Task
 	err := sup.Tasks(ctx, func(r protov1.TaskRunner) error {
 		var err error
