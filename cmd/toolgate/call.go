@@ -31,6 +31,7 @@ func callCmd() *cobra.Command {
 		raw     string
 		outDir  string
 		timeout time.Duration
+		yes     bool
 	)
 	c := &cobra.Command{
 		Use:   "call NAME [--arg key=value ...] [--json '{...}']",
@@ -39,13 +40,17 @@ func callCmd() *cobra.Command {
 			"--arg values are typed by the tool's input schema (integers, numbers, booleans,\n" +
 			"arrays as JSON or comma-separated, objects as JSON); --json gives the whole\n" +
 			"argument object, and --arg values override its keys. Progress the tool reports\n" +
-			"is shown on stderr; images and binary resources are saved under --out.",
+			"is shown on stderr; images and binary resources are saved under --out.\n\n" +
+			"A tool that may delete or overwrite data runs only once confirmed (the plugin's\n" +
+			"destructive setting): you are asked on the terminal, --yes confirms without asking,\n" +
+			"and without a terminal or --yes the call is declined.",
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: completeTools(&f),
 		RunE: func(cmd *cobra.Command, pos []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			cmd.SetContext(ctx)
+			f.elicit = confirmer(cmd.InOrStdin(), cmd.ErrOrStderr(), yes)
 			s, err := f.connect(cmd)
 			if err != nil {
 				return err
@@ -80,6 +85,7 @@ func callCmd() *cobra.Command {
 	c.Flags().StringVar(&raw, "json", "", "all arguments as a JSON object")
 	c.Flags().StringVar(&outDir, "out", "", "save images, audio and binary resources into this directory")
 	c.Flags().DurationVar(&timeout, "timeout", 0, "time limit of this call instead of the plugin's default")
+	c.Flags().BoolVarP(&yes, "yes", "y", false, "confirm a tool that may delete or overwrite data without asking")
 	_ = c.RegisterFlagCompletionFunc("arg", completeArgs(&f))
 	_ = c.MarkFlagDirname("out")
 	return c

@@ -23,6 +23,8 @@ import (
 // clientFlags are the flags of every command that talks to a gateway.
 type clientFlags struct {
 	url, config, token, output string
+	// elicit, when set, answers the gateway's elicitation requests.
+	elicit func(context.Context, json.RawMessage) json.RawMessage
 }
 
 // add registers the flags on cmd; persistent so subcommands inherit them.
@@ -67,7 +69,7 @@ func (f *clientFlags) connect(cmd *cobra.Command) (*session, error) {
 		}
 		url, token, stopGateway = gw.url, gw.token, gw.stop
 	}
-	c, err := client.Connect(ctx, client.Options{URL: url, Token: token, ReconnectWindow: 2 * time.Second}, "toolgate-cli", version)
+	c, err := client.Connect(ctx, client.Options{URL: url, Token: token, ReconnectWindow: 2 * time.Second, Elicit: f.elicit}, "toolgate-cli", version)
 	if err != nil {
 		stopGateway()
 		return nil, err

@@ -14,6 +14,7 @@ const ProtocolVersion = "2025-06-18"
 // Client is a typed MCP client of a toolgate gateway.
 type Client struct {
 	conn   *Conn
+	elicit func(context.Context, json.RawMessage) json.RawMessage
 	ids    atomic.Int64
 	server struct {
 		Name    string `json:"name"`
@@ -28,10 +29,14 @@ func Connect(ctx context.Context, opts Options, name, version string) (*Client, 
 	if err != nil {
 		return nil, err
 	}
-	c := &Client{conn: conn}
+	c := &Client{conn: conn, elicit: opts.Elicit}
+	caps := map[string]any{}
+	if opts.Elicit != nil {
+		caps["elicitation"] = map[string]any{}
+	}
 	res, err := c.Request(ctx, "initialize", map[string]any{
 		"protocolVersion": ProtocolVersion,
-		"capabilities":    map[string]any{},
+		"capabilities":    caps,
 		"clientInfo":      map[string]string{"name": name, "version": version},
 	}, nil)
 	if err == nil {
@@ -85,8 +90,16 @@ func (c *Client) Request(ctx context.Context, method string, params any, onEvent
 	sendCtx, abort := context.WithCancel(context.WithoutCancel(ctx))
 	defer abort()
 	done := make(chan answer, 1)
+	events := onEvent
+	if c.elicit != nil {
+		events = func(msg []byte) {
+			if !c.answer(ctx, msg) && onEvent != nil {
+				onEvent(msg)
+			}
+		}
+	}
 	go func() {
-		r, err := c.conn.Send(sendCtx, msg, onEvent)
+		r, err := c.conn.Send(sendCtx, msg, events)
 		done <- answer{r, err}
 	}()
 	var a answer
@@ -231,4 +244,26 @@ func (c *Client) metaJSON(ctx context.Context, tool string, args any, out any) e
 		return fmt.Errorf("%s: read answer: %w", tool, err)
 	}
 	return nil
+}
+
+// answer answers msg when it is an elicitation/create request, and reports
+// whether it was one. The request's stream waits for the answer, so it is
+// given before the next message is read.
+func (c *Client) answer(ctx context.Context, msg []byte) bool {
+	var req struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Params json.RawMessage `json:"params"`
+	}
+	if json.Unmarshal(msg, &req) != nil || req.Method != "elicitation/create" || len(req.ID) == 0 {
+		return false
+	}
+	resp, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": req.ID, "result": c.elicit(ctx, req.Params)})
+	if err == nil {
+		_, err = c.conn.Send(ctx, resp, nil)
+	}
+	if err != nil {
+		c.conn.log.Warn("could not answer the gateway's elicitation", "error", err)
+	}
+	return true
 }

@@ -43,6 +43,11 @@ type Options struct {
 	// (session-wide notifications, server-to-client requests). When it is nil
 	// no listening stream is opened.
 	OnMessage func(msg []byte)
+	// Elicit answers the elicitation/create requests the gateway sends on a
+	// request's stream (a confirmation before a tool that may delete data,
+	// or a plugin's form) with an elicitation result. When it is set the
+	// client declares the elicitation capability.
+	Elicit func(ctx context.Context, params json.RawMessage) (result json.RawMessage)
 }
 
 // Conn is one MCP session with a gateway over streamable HTTP. It is safe
