@@ -54,9 +54,12 @@ func everythingPlugin(t *testing.T, name string, autoStart bool, args ...string)
 		name, autoStart, strconv.Quote(testparts.NodeBin(t, "mcp-server-everything")), hclList(args))
 }
 
-// pathPlugin is an SDK-built plugin executable.
+// pathPlugin is an SDK-built plugin executable. Its tools run without
+// confirmation: the test plugin's sleep, spawn and exit say nothing of
+// themselves, and the tests using them are about what they do
+// (destructive_test.go is about confirming).
 func pathPlugin(name, path string, autoStart bool) string {
-	return fmt.Sprintf("plugin %q {\n  path = %s\n  auto_start = %v\n}\n", name, strconv.Quote(path), autoStart)
+	return fmt.Sprintf("plugin %q {\n  path = %s\n  auto_start = %v\n  destructive = \"allow\"\n}\n", name, strconv.Quote(path), autoStart)
 }
 
 func hclList(xs []string) string {

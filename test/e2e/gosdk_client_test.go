@@ -24,7 +24,9 @@ type goClient struct {
 	*gomcp.ClientSession
 	client *gomcp.Client
 	tag    string
-	wire   *logSink
+	// decline makes the client decline every elicitation.
+	decline bool
+	wire    *logSink
 	// sampled, elicited count the handlers' runs.
 	sampled, elicited atomic.Int32
 	// progress gets the calls' progress notifications (dropped when full).
@@ -36,6 +38,7 @@ type goClientOptions struct {
 	version        string // protocol version to ask for; "" = the SDK's newest, 2026-07-28
 	tag            string // put in every answer, so a test can tell whose answer it got
 	noCapabilities bool   // declare nothing, set no handlers
+	decline        bool   // decline every elicitation
 }
 
 // goTransport says how a Go SDK client reaches the gateway: over HTTP, or a
@@ -49,7 +52,7 @@ type goTransport struct {
 // any process it started.
 func connectGo(t *testing.T, tr goTransport, o goClientOptions) *goClient {
 	t.Helper()
-	c := &goClient{tag: o.tag, wire: &logSink{}, progress: make(chan struct{}, 64)}
+	c := &goClient{tag: o.tag, decline: o.decline, wire: &logSink{}, progress: make(chan struct{}, 64)}
 	opts := &gomcp.ClientOptions{Capabilities: &gomcp.ClientCapabilities{}}
 	if !o.noCapabilities {
 		opts = &gomcp.ClientOptions{
@@ -122,6 +125,9 @@ func (c *goClient) sample(_ context.Context, req *gomcp.CreateMessageRequest) (*
 
 func (c *goClient) elicit(_ context.Context, _ *gomcp.ElicitRequest) (*gomcp.ElicitResult, error) {
 	c.elicited.Add(1)
+	if c.decline {
+		return &gomcp.ElicitResult{Action: "decline"}, nil
+	}
 	return &gomcp.ElicitResult{Action: "accept", Content: map[string]any{
 		"name": c.tag + " Ada Lovelace", "check": true, "email": "ada@example.com"}}, nil
 }

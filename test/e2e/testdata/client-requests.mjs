@@ -9,6 +9,7 @@
 // Flags:
 //   --no-capabilities   declare nothing and set no handlers
 //   --silent-sampling   take sampling requests and never answer them
+//   --decline           decline every elicitation
 //   --tag TAG           put TAG in what this client answers (model, text, name, root)
 //
 // Commands beyond client.mjs's list_tools and call:
@@ -30,11 +31,12 @@ const { Client } = await load("client/index.js");
 const { CallToolResultSchema, CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema } = await load("types.js");
 
 const args = process.argv.slice(2);
-const flags = { capabilities: true, silentSampling: false, tag: "ts" };
+const flags = { capabilities: true, silentSampling: false, decline: false, tag: "ts" };
 while (args[0]?.startsWith("--")) {
   const flag = args.shift();
   if (flag === "--no-capabilities") flags.capabilities = false;
   else if (flag === "--silent-sampling") flags.silentSampling = true;
+  else if (flag === "--decline") flags.decline = true;
   else if (flag === "--tag") flags.tag = args.shift();
   else {
     console.error(`client-requests.mjs: unknown flag ${flag}`);
@@ -71,10 +73,10 @@ if (flags.capabilities) {
     const asked = req.params.messages.map((m) => m.content?.text ?? "").join(" ");
     return { model: `${flags.tag}-model`, role: "assistant", content: { type: "text", text: `${flags.tag} sampled <${asked}>` } };
   });
-  client.setRequestHandler(ElicitRequestSchema, async () => ({
+  client.setRequestHandler(ElicitRequestSchema, async () => flags.decline ? { action: "decline" } : {
     action: "accept",
     content: { name: `${flags.tag} Ada Lovelace`, check: true, email: "ada@example.com" },
-  }));
+  });
   client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots }));
 }
 await connect(client, transport);
