@@ -246,16 +246,22 @@ func TestSIGTERMEndsWhatThePluginSpawned(t *testing.T) {
 // log does not claim a process that is gone "failed to exit gracefully"
 // (go-plugin's words when it is asked to kill one it never connected to).
 func TestNotAPluginFailsQuietly(t *testing.T) {
-	logs := &syncBuffer{}
-	logger := hclog.New(&hclog.LoggerOptions{Output: logs, Level: hclog.Trace})
-	_, err := pluginhost.Start(context.Background(), pluginhost.Config{
-		Name: "fake", Path: "/bin/true", Logger: logger, StartTimeout: 10 * time.Second,
-	})
-	if err == nil || !strings.Contains(err.Error(), `start plugin "fake"`) || !strings.Contains(err.Error(), "exit status 0") {
-		t.Fatalf("start of /bin/true: %v", err)
-	}
-	if strings.Contains(logs.String(), "failed to exit gracefully") {
-		t.Errorf("log after a start that failed:\n%s", logs.String())
+	for _, c := range []struct{ path, want string }{
+		{"/bin/true", "exit status 0"},
+		// A wrong path: the program never started, so nothing exited at all.
+		{"/nonexistent/plugin", "no such file or directory"},
+	} {
+		logs := &syncBuffer{}
+		logger := hclog.New(&hclog.LoggerOptions{Output: logs, Level: hclog.Trace})
+		_, err := pluginhost.Start(context.Background(), pluginhost.Config{
+			Name: "fake", Path: c.path, Logger: logger, StartTimeout: 10 * time.Second,
+		})
+		if err == nil || !strings.Contains(err.Error(), `start plugin "fake"`) || !strings.Contains(err.Error(), c.want) {
+			t.Fatalf("start of %s: %v", c.path, err)
+		}
+		if strings.Contains(logs.String(), "failed to exit gracefully") {
+			t.Errorf("log after a start of %s that failed:\n%s", c.path, logs.String())
+		}
 	}
 }
 

@@ -141,9 +141,13 @@ func (r *procRunner) notPlugin() (bool, string) {
 func (r *procRunner) Stdout() io.ReadCloser { return r.stdout }
 func (r *procRunner) Stderr() io.ReadCloser { return r.stderr }
 func (r *procRunner) Name() string          { return r.cmd.Path }
+
+// ID is "" for a program that never started (a path that is not there):
+// go-plugin's Kill then has nothing to kill, instead of logging that a
+// process that never was "failed to exit gracefully".
 func (r *procRunner) ID() string {
 	if r.cmd.Process == nil {
-		return "not started"
+		return ""
 	}
 	return strconv.Itoa(r.cmd.Process.Pid)
 }
