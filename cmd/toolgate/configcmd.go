@@ -47,7 +47,11 @@ starting the plugin without configuring it. Every problem is printed at once.`,
 			for _, w := range cfg.Warnings {
 				fmt.Fprintln(cmd.ErrOrStderr(), "warning:", w)
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "%s: ok (%d plugins)\n", cfg.File, len(cfg.Plugins))
+			n := fmt.Sprintf("%d plugins", len(cfg.Plugins))
+			if len(cfg.Plugins) == 1 {
+				n = "1 plugin"
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%s: ok (%s)\n", cfg.File, n)
 			return nil
 		},
 	})

@@ -48,7 +48,7 @@ plugin "gone" {
 		t.Fatal(err)
 	}
 	r = tg(t, []string{"XDG_STATE_HOME=" + dir}, "config", "validate", good)
-	wantExit(t, r, 0, []string{"ok (1 plugins)"}, nil)
+	wantExit(t, r, 0, []string{good + ": ok (1 plugin)\n"}, nil)
 }
 
 // A plugin's config schema cached in its manifest is used as it is: the

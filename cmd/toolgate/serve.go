@@ -97,6 +97,9 @@ func serveWith(ctx context.Context, cfg *config.Config, topts telemetry.Options,
 	gw.plugins.Run(pluginCtx)
 
 	if in != nil {
+		// The one line an IDE's MCP log shows before anything goes wrong, and
+		// which config the IDE's command line led to.
+		logger.Info("serving MCP on stdin/stdout", "config", cfg.File, "plugins", len(cfg.Plugins))
 		err = gw.front.ServeStdio(ctx, in, out)
 	} else {
 		err = gw.front.ServeHTTP(ctx, cfg.Listen.HTTP, func(a net.Addr) {

@@ -31,6 +31,14 @@ func TestServeWithoutHTTPNeedsStdio(t *testing.T) {
 	}
 }
 
+// Over stdio, stderr is all an IDE shows of the gateway: it says at once that
+// the gateway serves, and which config it read.
+func TestServeStdioSaysWhichConfig(t *testing.T) {
+	cfg := bins.HelloConfig(t, t.TempDir(), "")
+	r := tg(t, nil, "serve", "--stdio", "--config", cfg) // stdin is empty: it ends at once
+	wantExit(t, r, 0, nil, []string{"serving MCP on stdin/stdout: config=" + cfg + " plugins=1"})
+}
+
 // shutdown_grace = "0s" means no grace: SIGTERM with a long call in flight
 // ends the gateway and its plugins at once instead of after the 10 s default.
 func TestZeroShutdownGraceDoesNotWait(t *testing.T) {

@@ -94,6 +94,8 @@ func checkSettings(p *Plugin, schemaOf SchemaSource) hcl.Diagnostics {
 			msg = fmt.Sprintf("unknown setting; did you mean %q?", pr.Suggestion)
 		case pr.Unknown && slices.Contains(blockHomes()[key], "a plugin block"):
 			msg = fmt.Sprintf("unknown setting; %s belongs in the plugin block, outside config {}", key)
+		case pr.Unknown && takesNoSettings(doc):
+			msg = "unknown setting; this plugin takes no configuration, so leave config {} out"
 		case pr.Unknown:
 			msg = "unknown setting"
 		}
@@ -104,6 +106,17 @@ func checkSettings(p *Plugin, schemaOf SchemaSource) hcl.Diagnostics {
 		diags = append(diags, errorf(p.fieldRange(pr.Path), "plugin %q: %s: %s", p.Name, where, msg))
 	}
 	return diags
+}
+
+// takesNoSettings reports whether a config schema refuses every setting, as
+// the SDK describes a plugin with neither Config nor Configure.
+func takesNoSettings(doc json.RawMessage) bool {
+	var s struct {
+		Properties           map[string]json.RawMessage `json:"properties"`
+		AdditionalProperties *bool                      `json:"additionalProperties"`
+	}
+	return json.Unmarshal(doc, &s) == nil && len(s.Properties) == 0 &&
+		s.AdditionalProperties != nil && !*s.AdditionalProperties
 }
 
 // checkExecutable says what keeps path from being run, or "".

@@ -96,3 +96,36 @@ plugin "nope" {
 		t.Errorf("asked a plugin whose executable is missing for its schema: %v", asked)
 	}
 }
+
+// A setting given to a plugin that takes none says so, as the plugin itself
+// does when it starts, instead of a bare "unknown setting"; a plugin-block
+// setting put inside config {} still says where it belongs.
+func TestCheckPluginsOfAPluginWithoutSettings(t *testing.T) {
+	dir := t.TempDir()
+	exe := filepath.Join(dir, "hello-plugin")
+	if err := os.WriteFile(exe, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfgPath := filepath.Join(dir, "toolgate.hcl")
+	cfg, err := Parse([]byte(`plugin "hello" {
+  path = "./hello-plugin"
+  config {
+    url        = "http://x"
+    auto_start = true
+  }
+}
+`), cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What the SDK describes for a plugin with neither Config nor Configure.
+	none := func(*Plugin) (json.RawMessage, error) {
+		return json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`), nil
+	}
+	err = cfg.CheckPlugins(none)
+	want := cfgPath + `:4:18: plugin "hello": config.url: unknown setting; this plugin takes no configuration, so leave config {} out` + "\n" +
+		cfgPath + `:5:18: plugin "hello": config.auto_start: unknown setting; auto_start belongs in the plugin block, outside config {}`
+	if err == nil || err.Error() != want {
+		t.Fatalf("err =\n%v\nwant\n%s", err, want)
+	}
+}

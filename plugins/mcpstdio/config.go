@@ -143,7 +143,7 @@ func parseConfig(raw json.RawMessage) (*config, error) {
 func resolveCommand(command, dir, pathEnv string) (string, error) {
 	if !strings.ContainsRune(command, filepath.Separator) {
 		if pathEnv == "" {
-			return exec.LookPath(command)
+			pathEnv = os.Getenv("PATH")
 		}
 		for _, d := range filepath.SplitList(pathEnv) {
 			if d == "" {
@@ -153,7 +153,9 @@ func resolveCommand(command, dir, pathEnv string) (string, error) {
 				return filepath.Abs(p)
 			}
 		}
-		return "", &exec.Error{Name: command, Err: exec.ErrNotFound}
+		// Name the PATH searched: an IDE starts the gateway with a PATH of
+		// its own, where a command found in the operator's shell is not.
+		return "", fmt.Errorf("%q is not an executable in PATH (%s); give its absolute path, or set PATH in the plugin block's env", command, pathEnv)
 	}
 	p := command
 	if !filepath.IsAbs(p) && dir != "" {

@@ -32,7 +32,9 @@ func TestConfigErrors(t *testing.T) {
 	}{
 		{"no command", map[string]any{}, map[string]string{"command": "is required"}},
 		{"missing executable", map[string]any{"command": "no-such-mcp-server-anywhere"},
-			map[string]string{"command": "executable file not found"}},
+			map[string]string{"command": `"no-such-mcp-server-anywhere" is not an executable in PATH (` + os.Getenv("PATH") + `); give its absolute path`}},
+		{"missing from env's PATH", map[string]any{"command": "true", "env": map[string]string{"PATH": "/no/such/dir"}},
+			map[string]string{"command": `"true" is not an executable in PATH (/no/such/dir)`}},
 		{"not executable", map[string]any{"command": notExec}, map[string]string{"command": "not an executable"}},
 		{"relative to cwd", map[string]any{"command": "./nope", "cwd": t.TempDir()},
 			map[string]string{"command": "no such file"}},

@@ -46,6 +46,10 @@ type Plugin struct {
 	tmp    string // holds go-plugin's socket directory; removed once the process is gone
 }
 
+// ErrNotPlugin is wrapped by the start error of a program that does not
+// begin with go-plugin's handshake on stdout.
+var ErrNotPlugin = errors.New("not a toolgate plugin")
+
 // ErrExited is wrapped by errors about a plugin process that is gone.
 var ErrExited = errors.New("plugin process exited")
 
@@ -139,6 +143,15 @@ func (p *Plugin) connect() error {
 
 func (p *Plugin) startError(err error) error {
 	if p.runner != nil {
+		// go-plugin's own words for this ("Unrecognized remote plugin message",
+		// over several lines) say neither what is wrong nor what to do.
+		if refused, first := p.runner.notPlugin(); refused {
+			if first == "" {
+				err = fmt.Errorf("%w: %s wrote no handshake on stdout; is it a plugin built with the SDK (plugin.Serve)?", ErrNotPlugin, p.runner.cmd.Path)
+			} else {
+				err = fmt.Errorf("%w: %s wrote %q on stdout where the handshake goes; a plugin built with the SDK writes nothing to stdout before plugin.Serve (log to stderr)", ErrNotPlugin, p.runner.cmd.Path, first)
+			}
+		}
 		select {
 		case <-p.runner.exited:
 			err = fmt.Errorf("%w (%s)", err, p.runner.exitStatus())

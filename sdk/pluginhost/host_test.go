@@ -246,15 +246,51 @@ func TestSIGTERMEndsWhatThePluginSpawned(t *testing.T) {
 // log does not claim a process that is gone "failed to exit gracefully"
 // (go-plugin's words when it is asked to kill one it never connected to).
 func TestNotAPluginFailsQuietly(t *testing.T) {
-	logs := &syncBuffer{}
-	logger := hclog.New(&hclog.LoggerOptions{Output: logs, Level: hclog.Trace})
-	_, err := pluginhost.Start(context.Background(), pluginhost.Config{
-		Name: "fake", Path: "/bin/true", Logger: logger, StartTimeout: 10 * time.Second,
-	})
-	if err == nil || !strings.Contains(err.Error(), `start plugin "fake"`) || !strings.Contains(err.Error(), "exit status 0") {
-		t.Fatalf("start of /bin/true: %v", err)
+	for _, c := range []struct{ path, want string }{
+		{"/bin/true", "exit status 0"},
+		// A wrong path: the program never started, so nothing exited at all.
+		{"/nonexistent/plugin", "no such file or directory"},
+	} {
+		logs := &syncBuffer{}
+		logger := hclog.New(&hclog.LoggerOptions{Output: logs, Level: hclog.Trace})
+		_, err := pluginhost.Start(context.Background(), pluginhost.Config{
+			Name: "fake", Path: c.path, Logger: logger, StartTimeout: 10 * time.Second,
+		})
+		if err == nil || !strings.Contains(err.Error(), `start plugin "fake"`) || !strings.Contains(err.Error(), c.want) {
+			t.Fatalf("start of %s: %v", c.path, err)
+		}
+		if strings.Contains(logs.String(), "failed to exit gracefully") {
+			t.Errorf("log after a start of %s that failed:\n%s", c.path, logs.String())
+		}
 	}
-	if strings.Contains(logs.String(), "failed to exit gracefully") {
-		t.Errorf("log after a start that failed:\n%s", logs.String())
+}
+
+// A program that writes something else where go-plugin's handshake goes (a
+// plugin printing before plugin.Serve, or no plugin at all) is named as not a
+// plugin, with what it wrote and what to do, on one line.
+func TestNotAPluginSaysWhatToDo(t *testing.T) {
+	script := filepath.Join(t.TempDir(), "chatty")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\necho 'starting up!'\nexec sleep 10\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		path string
+		want []string
+	}{
+		{script, []string{`start plugin "p": not a toolgate plugin: ` + script + ` wrote "starting up!" on stdout where the handshake goes`, "writes nothing to stdout before plugin.Serve"}},
+		{"/bin/true", []string{`start plugin "p": not a toolgate plugin: /bin/true wrote no handshake on stdout`, "(exit status 0)"}},
+	} {
+		_, err := pluginhost.Start(context.Background(), pluginhost.Config{Name: "p", Path: c.path, StartTimeout: 10 * time.Second})
+		if !errors.Is(err, pluginhost.ErrNotPlugin) {
+			t.Fatalf("start of %s: %v, want ErrNotPlugin", c.path, err)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("start of %s: %q lacks %q", c.path, err, w)
+			}
+		}
+		if strings.Contains(err.Error(), "\n") || strings.Contains(err.Error(), "Unrecognized") {
+			t.Errorf("start of %s: %q: want one line in words of its own", c.path, err)
+		}
 	}
 }

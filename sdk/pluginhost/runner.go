@@ -1,12 +1,14 @@
 package pluginhost
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os/exec"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 
@@ -24,6 +26,9 @@ type procRunner struct {
 	exited chan struct{} // closed when the plugin process has exited
 	mu     sync.Mutex
 	status string // how it exited ("exit status 1", "signal: killed"), set before exited closes
+
+	first   firstLine // what the program wrote first on stdout, where the handshake goes
+	noShake bool      // go-plugin found no handshake on stdout (it asked Diagnose)
 }
 
 func newProcRunner(cmd *exec.Cmd) *procRunner {
@@ -40,6 +45,7 @@ func (r *procRunner) Start(context.Context) error {
 	if r.stdout, err = r.cmd.StdoutPipe(); err != nil {
 		return err
 	}
+	r.stdout = &recordFirst{ReadCloser: r.stdout, line: &r.first}
 	if r.stderr, err = r.cmd.StderrPipe(); err != nil {
 		return err
 	}
@@ -114,16 +120,77 @@ func (r *procRunner) Kill(context.Context) error {
 	return nil
 }
 
-func (r *procRunner) Diagnose(context.Context) string { return "" }
-func (r *procRunner) Stdout() io.ReadCloser           { return r.stdout }
-func (r *procRunner) Stderr() io.ReadCloser           { return r.stderr }
-func (r *procRunner) Name() string                    { return r.cmd.Path }
+// Diagnose is go-plugin's hook for a program whose first line on stdout is
+// not its handshake; its own message says only "Unrecognized remote plugin
+// message", so startError words one that says what to do.
+func (r *procRunner) Diagnose(context.Context) string {
+	r.mu.Lock()
+	r.noShake = true
+	r.mu.Unlock()
+	return ""
+}
+
+// notPlugin reports whether the program wrote something other than go-plugin's
+// handshake first on stdout (or nothing), and what.
+func (r *procRunner) notPlugin() (bool, string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.noShake, r.first.String()
+}
+
+func (r *procRunner) Stdout() io.ReadCloser { return r.stdout }
+func (r *procRunner) Stderr() io.ReadCloser { return r.stderr }
+func (r *procRunner) Name() string          { return r.cmd.Path }
+
+// ID is "" for a program that never started (a path that is not there):
+// go-plugin's Kill then has nothing to kill, instead of logging that a
+// process that never was "failed to exit gracefully".
 func (r *procRunner) ID() string {
 	if r.cmd.Process == nil {
-		return "not started"
+		return ""
 	}
 	return strconv.Itoa(r.cmd.Process.Pid)
 }
 
 func (r *procRunner) PluginToHost(n, a string) (string, string, error) { return n, a, nil }
 func (r *procRunner) HostToPlugin(n, a string) (string, string, error) { return n, a, nil }
+
+// firstLine keeps the start of what a program wrote first on stdout.
+type firstLine struct {
+	mu   sync.Mutex
+	buf  []byte
+	done bool
+}
+
+const firstLineMax = 200
+
+func (f *firstLine) record(p []byte) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.done {
+		return
+	}
+	if i := bytes.IndexByte(p, '\n'); i >= 0 {
+		p, f.done = p[:i], true
+	}
+	f.buf = append(f.buf, p[:min(len(p), firstLineMax-len(f.buf))]...)
+	f.done = f.done || len(f.buf) == firstLineMax
+}
+
+func (f *firstLine) String() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return strings.TrimSpace(string(f.buf))
+}
+
+// recordFirst hands stdout on to go-plugin unchanged, keeping its first line.
+type recordFirst struct {
+	io.ReadCloser
+	line *firstLine
+}
+
+func (r *recordFirst) Read(p []byte) (int, error) {
+	n, err := r.ReadCloser.Read(p)
+	r.line.record(p[:n])
+	return n, err
+}
