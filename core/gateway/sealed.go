@@ -47,6 +47,11 @@ const sealedPrefix = "tg1."
 // client whose capabilities alone are larger cannot open a sealed session.
 const maxSealedState = 4096
 
+// maxSealedID is the longest id seal makes: longer ones are refused before
+// any decoding or decryption.
+var maxSealedID = len(sealedPrefix) + base64.RawURLEncoding.EncodedLen(
+	chacha20poly1305.NonceSizeX+maxSealedState+chacha20poly1305.Overhead)
+
 // HKDF labels: one key is never used for two purposes.
 const (
 	sessionKeyLabel    = "toolgate session id v1"
@@ -148,10 +153,12 @@ var errSessionExpired = errors.New("session expired")
 // open checks id and returns what it carries.
 func (s *sealer) open(id string, now time.Time) (*sessionState, error) {
 	rest, ok := strings.CutPrefix(id, sealedPrefix)
-	if !ok {
+	if !ok || len(id) > maxSealedID || strings.ContainsAny(rest, "\r\n") {
 		return nil, errNotSealed
 	}
-	raw, err := base64.RawURLEncoding.DecodeString(rest)
+	// Strict, and no line breaks (which even strict decoding skips): one
+	// session has one id, so deleting it leaves no other spelling served.
+	raw, err := base64.RawURLEncoding.Strict().DecodeString(rest)
 	if err != nil || len(raw) < chacha20poly1305.NonceSizeX {
 		return nil, errNotSealed
 	}

@@ -3,6 +3,7 @@ package gateway
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -282,11 +283,12 @@ func FuzzOpenSessionID(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	id, err := sl.seal(sessionState{Handle: "h", Expires: time.Now().Add(time.Hour).Unix()})
+	sealedID, err := sl.seal(sessionState{Handle: "h", Expires: time.Now().Add(time.Hour).Unix()})
 	if err != nil {
 		f.Fatal(err)
 	}
-	f.Add(id)
+	f.Add(sealedID)
+	f.Add(respelled(sealedID))
 	f.Add(sealedPrefix)
 	f.Add(sealedPrefix + "AAAA")
 	f.Add("0123456789abcdef")
@@ -297,6 +299,11 @@ func FuzzOpenSessionID(f *testing.F) {
 		}
 		if err == nil && st.Handle != "h" {
 			t.Fatalf("open(%q) accepted a state never sealed: %+v", id, st)
+		}
+		// One spelling per id: what opens is the canonical encoding.
+		if raw, derr := base64.RawURLEncoding.DecodeString(strings.TrimPrefix(id, sealedPrefix)); err == nil &&
+			(derr != nil || sealedPrefix+base64.RawURLEncoding.EncodeToString(raw) != id) {
+			t.Fatalf("open(%q) accepted an id spelt another way than seal spells it", id)
 		}
 	})
 }
