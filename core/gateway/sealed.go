@@ -69,13 +69,14 @@ type sessionState struct {
 	Issuer  string                 `json:"iss,omitempty"`
 	Subject string                 `json:"sub,omitempty"`
 	Client  string                 `json:"cli,omitempty"`
+	Token   string                 `json:"tok,omitempty"`
 	// Issued and Expires are unix seconds.
 	Issued  int64 `json:"iat"`
 	Expires int64 `json:"exp"`
 }
 
 func (st *sessionState) principal() Principal {
-	return Principal{Issuer: st.Issuer, Subject: st.Subject, Client: st.Client}
+	return Principal{Issuer: st.Issuer, Subject: st.Subject, Client: st.Client, token: st.Token}
 }
 
 // sealer seals session ids with the first of its keys and opens them with
@@ -216,7 +217,7 @@ func (s *Server) sealedState(env *envelope, who Principal, now time.Time) (sessi
 	}
 	st := sessionState{
 		Handle: h, Version: s.legacyVersion(mcp.NegotiateLegacyVersion(p.ProtocolVersion)),
-		Caps: p.Capabilities, Issuer: who.Issuer, Subject: who.Subject, Client: who.Client,
+		Caps: p.Capabilities, Issuer: who.Issuer, Subject: who.Subject, Client: who.Client, Token: who.token,
 		Issued: now.Unix(), Expires: now.Add(s.sessionMaxAge()).Unix(),
 	}
 	if p.ClientInfo.Name != "" || p.ClientInfo.Version != "" {

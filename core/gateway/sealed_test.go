@@ -314,8 +314,8 @@ func TestRequestStateKeyRotation(t *testing.T) {
 	}
 	next, rotating, old := withKeys(testKey(2)), withKeys(testKey(1), testKey(2)), withKeys(testKey(1))
 	args := json.RawMessage(`{"a":1}`)
-	state, err := next.sealState(inputState{Tool: "ask", Args: argsDigest(args), Who: principalDigest(Principal{}),
-		Expires: time.Now().Add(time.Minute).Unix()})
+	state, err := next.sealState(inputState{Tool: "ask", Args: argsDigest(args),
+		Expires: time.Now().Add(time.Minute).Unix()}, Principal{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,10 +1,13 @@
 package gateway
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/toolgate/toolgate/sdk/protov1"
 )
 
 // Attacks on sealed session ids that take more than flipping a byte.
@@ -50,4 +53,62 @@ func TestSealedSessionIDHasOneSpelling(t *testing.T) {
 		t.Fatalf("DELETE: %d, want 204", resp.StatusCode)
 	}
 	whoami(t, onSession(t, a, "token-a", other), http.StatusNotFound)
+}
+
+// TestStaticTokenPrincipalFollowsTheToken: a static token's principal is the
+// token, not only its place in the list. Revoking "token-a" moves "token-b"
+// to the first place; on a replica so configured (or restarted so), its
+// holder must find none of token-a's sessions, requestStates or tasks.
+func TestStaticTokenPrincipalFollowsTheToken(t *testing.T) {
+	keys := [][]byte{testKey(1)}
+	plugins := &memTasks{tasks: map[string]protov1.Task{}}
+	withTokens := func(tokens ...string) func(*Options) {
+		return func(o *Options) {
+			o.Tokens = tokens
+			o.InputStateKey = keys[0]
+			o.Tasks = &Tasks{Tool: "echo", Runner: plugins}
+		}
+	}
+	both := replica(t, keys, withTokens("token-a", "token-b"))
+	revoked := replica(t, keys, withTokens("token-b"))
+	reordered := replica(t, keys, withTokens("token-b", "token-a"))
+
+	sid := openSession(t, both, "token-a", richInitialize)
+	ir := askFirstRound(t, onSession(t, both, "token-a", ""))
+	retry := fmt.Sprintf(`,"requestState":%q,"inputResponses":{%q:{"role":"assistant","content":{"type":"text","text":"s"},"model":"m"}}`,
+		ir.RequestState, onlyKey(ir.InputRequests))
+	msgs := extRequest(onSession(t, both, "token-a", ""), 1, "tools/call", `"name":"echo","arguments":{"text":"x"}`, true)
+	var created struct {
+		TaskID string `json:"taskId"`
+	}
+	if len(msgs) != 1 || json.Unmarshal(msgs[0].Result, &created) != nil || created.TaskID == "" {
+		t.Fatalf("task of token-a: %s", replyOf(msgs))
+	}
+	taskParams := fmt.Sprintf(`"taskId":%q`, created.TaskID)
+
+	for name, url := range map[string]string{"token-a revoked": revoked, "tokens reordered": reordered} {
+		t.Run(name+", session", func(t *testing.T) {
+			whoami(t, onSession(t, url, "token-b", sid), http.StatusNotFound)
+		})
+		t.Run(name+", requestState", func(t *testing.T) {
+			status, msgs := modernCall(onSession(t, url, "token-b", ""), 2, "ask", twoAsks, retry)
+			if status != http.StatusBadRequest || len(msgs) != 1 || msgs[0].Error == nil || !strings.Contains(msgs[0].Error.Message, "another principal") {
+				t.Errorf("token-a's requestState sent with token-b: %d %s; want 400 saying another principal", status, replyOf(msgs))
+			}
+		})
+		t.Run(name+", task", func(t *testing.T) {
+			if got := replyOf(extRequest(onSession(t, url, "token-b", ""), 3, "tasks/get", taskParams, true)); !strings.Contains(got, "unknown task") {
+				t.Errorf("token-a's task asked for with token-b: %s; want unknown task", got)
+			}
+		})
+	}
+	// token-a itself is served by another replica with the same tokens.
+	same := replica(t, keys, withTokens("token-a", "token-b"))
+	whoami(t, onSession(t, same, "token-a", sid), http.StatusOK)
+	if got := replyOf(extRequest(onSession(t, same, "token-a", ""), 4, "tasks/get", taskParams, true)); !strings.Contains(got, `"status":"working"`) {
+		t.Errorf("token-a's task on another replica: %s", got)
+	}
+	if status, msgs := modernCall(onSession(t, same, "token-a", ""), 5, "ask", twoAsks, retry); status != http.StatusOK || len(msgs) != 1 || msgs[0].Error != nil {
+		t.Errorf("token-a's requestState on another replica: %d %s", status, replyOf(msgs))
+	}
 }

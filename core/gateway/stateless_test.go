@@ -142,8 +142,8 @@ func TestRequestStateIsCheckedOnRetry(t *testing.T) {
 	t.Run("expired", func(t *testing.T) {
 		srv := newFixture(t, withKey).srv
 		args := json.RawMessage(`{"a":1}`)
-		state, err := srv.sealState(inputState{Tool: "ask", Args: argsDigest(args), Who: principalDigest(Principal{}),
-			Expires: time.Now().Add(DefaultInputStateTTL).Unix()})
+		state, err := srv.sealState(inputState{Tool: "ask", Args: argsDigest(args),
+			Expires: time.Now().Add(DefaultInputStateTTL).Unix()}, Principal{})
 		if err != nil {
 			t.Fatal(err)
 		}

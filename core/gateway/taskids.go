@@ -25,7 +25,7 @@ type taskRef struct {
 
 func taskMAC(key []byte, who Principal, ref taskRef) []byte {
 	m := hmac.New(sha256.New, key)
-	for _, part := range []string{"toolgate task", who.Issuer, who.Subject, who.Client, ref.Plugin, ref.ID} {
+	for _, part := range []string{"toolgate task", who.Issuer, who.Subject, who.Client, who.token, ref.Plugin, ref.ID} {
 		m.Write([]byte(part))
 		m.Write([]byte{0})
 	}
