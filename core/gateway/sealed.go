@@ -145,7 +145,7 @@ func (s *sealer) seal(st sessionState) (string, error) {
 
 // errNotSealed marks an id that no session key of this gateway opens:
 // forged, altered, sealed with a key this gateway does not hold, or not a
-// sealed id at all. The client is told only that the session is unknown.
+// sealed id at all. Saying so tells nothing about any session.
 var errNotSealed = errors.New("not a session id sealed with this gateway's keys")
 
 // errSessionExpired marks a sealed id past its expiry.
@@ -153,6 +153,19 @@ var errSessionExpired = errors.New("session expired")
 
 // open checks id and returns what it carries.
 func (s *sealer) open(id string, now time.Time) (*sessionState, error) {
+	st, err := s.unseal(id)
+	if err != nil {
+		return nil, err
+	}
+	if err := st.expiry(now); err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+// unseal checks that id was sealed with one of the keys and returns what it
+// carries, expired or not: whether to say it expired depends on who asks.
+func (s *sealer) unseal(id string) (*sessionState, error) {
 	rest, ok := strings.CutPrefix(id, sealedPrefix)
 	if !ok || len(id) > maxSealedID || strings.ContainsAny(rest, "\r\n") {
 		return nil, errNotSealed
@@ -173,12 +186,17 @@ func (s *sealer) open(id string, now time.Time) (*sessionState, error) {
 		if err := json.Unmarshal(b, &st); err != nil || st.Handle == "" {
 			return nil, errNotSealed
 		}
-		if now.Unix() >= st.Expires {
-			return nil, fmt.Errorf("%w at %s", errSessionExpired, time.Unix(st.Expires, 0).UTC().Format(time.RFC3339))
-		}
 		return &st, nil
 	}
 	return nil, errNotSealed
+}
+
+// expiry is errSessionExpired, with when, once st has expired.
+func (st *sessionState) expiry(now time.Time) error {
+	if now.Unix() >= st.Expires {
+		return fmt.Errorf("%w at %s", errSessionExpired, time.Unix(st.Expires, 0).UTC().Format(time.RFC3339))
+	}
+	return nil
 }
 
 // newHandle is a random name for a session.

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/toolgate/toolgate/sdk/protov1"
 )
@@ -111,4 +112,47 @@ func TestStaticTokenPrincipalFollowsTheToken(t *testing.T) {
 	if status, msgs := modernCall(onSession(t, same, "token-a", ""), 5, "ask", twoAsks, retry); status != http.StatusOK || len(msgs) != 1 || msgs[0].Error != nil {
 		t.Errorf("token-a's requestState on another replica: %d %s", status, replyOf(msgs))
 	}
+}
+
+// callRefusal is the status and error message a call on c gets.
+func callRefusal(t *testing.T, c *httpConn) (int, string) {
+	t.Helper()
+	status, msgs := c.post(callBody(1, "whoami", "", ""))
+	if len(msgs) != 1 || msgs[0].Error == nil {
+		return status, fmt.Sprintf("%+v", msgs)
+	}
+	return status, msgs[0].Error.Message
+}
+
+// TestSealedSessionRefusalsNameTheirCause: the owner of a session that can
+// no longer be served is told why (a replica restarted with another key, an
+// expired or a deleted session) and can open a new one; anyone else learns
+// nothing about the session.
+func TestSealedSessionRefusalsNameTheirCause(t *testing.T) {
+	short := func(o *Options) { o.SessionMaxAge = 2 * time.Second }
+	a := replica(t, [][]byte{testKey(1)}, short)
+	restarted := replica(t, [][]byte{testKey(2)}, short)
+	sid := openSession(t, a, "token-a", richInitialize)
+	deleted := openSession(t, a, "token-a", richInitialize)
+	c := onSession(t, a, "token-a", deleted)
+	resp := c.do(c.request(http.MethodDelete, ""))
+	resp.Body.Close()
+
+	unknown := "session not found: it ended, expired or never existed; initialize a new one"
+	check := func(name string, c *httpConn, want string) {
+		t.Helper()
+		if status, msg := callRefusal(t, c); status != http.StatusNotFound || !strings.Contains(msg, want) {
+			t.Errorf("%s: %d %q; want 404 with %q", name, status, msg, want)
+		}
+	}
+	check("another key", onSession(t, restarted, "token-a", sid), "not sealed with any session key this gateway holds")
+	check("deleted", onSession(t, a, "token-a", deleted), "was deleted")
+	check("deleted, another principal", onSession(t, a, "token-b", deleted), unknown)
+	check("another principal", onSession(t, a, "token-b", sid), unknown)
+	openSession(t, restarted, "token-a", richInitialize)
+
+	time.Sleep(2100 * time.Millisecond)
+	check("expired", onSession(t, a, "token-a", sid), "session expired at ")
+	check("expired, on a replica that never saw it", onSession(t, replica(t, [][]byte{testKey(1)}, short), "token-a", sid), "session expired at ")
+	check("expired, another principal", onSession(t, a, "token-b", sid), unknown)
 }
