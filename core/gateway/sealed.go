@@ -151,18 +151,6 @@ var errNotSealed = errors.New("not a session id sealed with this gateway's keys"
 // errSessionExpired marks a sealed id past its expiry.
 var errSessionExpired = errors.New("session expired")
 
-// open checks id and returns what it carries.
-func (s *sealer) open(id string, now time.Time) (*sessionState, error) {
-	st, err := s.unseal(id)
-	if err != nil {
-		return nil, err
-	}
-	if err := st.expiry(now); err != nil {
-		return nil, err
-	}
-	return st, nil
-}
-
 // unseal checks that id was sealed with one of the keys and returns what it
 // carries, expired or not: whether to say it expired depends on who asks.
 func (s *sealer) unseal(id string) (*sessionState, error) {
@@ -191,10 +179,21 @@ func (s *sealer) unseal(id string) (*sessionState, error) {
 	return nil, errNotSealed
 }
 
-// expiry is errSessionExpired, with when, once st has expired.
-func (st *sessionState) expiry(now time.Time) error {
-	if now.Unix() >= st.Expires {
-		return fmt.Errorf("%w at %s", errSessionExpired, time.Unix(st.Expires, 0).UTC().Format(time.RFC3339))
+// end is when the session st describes ends: at its sealed expiry, or
+// maxAge after it was issued if that comes first, so that lowering
+// session_max_age shortens the sessions sealed before too.
+func (st *sessionState) end(maxAge time.Duration) time.Time {
+	end := time.Unix(st.Expires, 0)
+	if capped := time.Unix(st.Issued, 0).Add(maxAge); capped.Before(end) {
+		return capped
+	}
+	return end
+}
+
+// expiry is errSessionExpired, with when, once st has ended.
+func (st *sessionState) expiry(now time.Time, maxAge time.Duration) error {
+	if end := st.end(maxAge); !now.Before(end) {
+		return fmt.Errorf("%w at %s", errSessionExpired, end.UTC().Format(time.RFC3339))
 	}
 	return nil
 }
@@ -270,7 +269,7 @@ func (s *Server) sessionFromState(id string, st *sessionState) (*session, error)
 		return nil, err
 	}
 	se.id, se.conn = id, st.Handle
-	se.expires = time.Unix(st.Expires, 0)
+	se.expires = st.end(s.sessionMaxAge())
 	se.version = st.Version
 	se.clientCaps = st.Caps
 	if st.Info != nil {

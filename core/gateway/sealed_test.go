@@ -122,7 +122,7 @@ func TestSealedSessionKeepsVersionAndClient(t *testing.T) {
 	f := newFixture(t, func(o *Options) { o.SessionKeys = [][]byte{testKey(1)} })
 	url := startHTTP(t, f).URL + "/mcp"
 	sid := openSession(t, url, "", richInitialize)
-	st, err := f.srv.sealer.open(sid, time.Now())
+	st, err := f.srv.sealer.unseal(sid)
 	if err != nil {
 		t.Fatalf("open the id just issued: %v", err)
 	}
@@ -242,7 +242,7 @@ func TestSealTooLargeCapabilities(t *testing.T) {
 	if err != nil {
 		t.Fatalf("seal with a large client info: %v", err)
 	}
-	if got, err := sl.open(id, time.Now()); err != nil || got.Info != nil {
+	if got, err := sl.unseal(id); err != nil || got.Info != nil {
 		t.Errorf("large client info: opened %+v, %v; want the state without it", got, err)
 	}
 	st.Caps.Experimental = map[string]any{"blob": big}
@@ -293,17 +293,17 @@ func FuzzOpenSessionID(f *testing.F) {
 	f.Add(sealedPrefix + "AAAA")
 	f.Add("0123456789abcdef")
 	f.Fuzz(func(t *testing.T, id string) {
-		st, err := sl.open(id, time.Now())
+		st, err := sl.unseal(id)
 		if (st == nil) == (err == nil) {
-			t.Fatalf("open(%q) = %v, %v: want a state or an error", id, st, err)
+			t.Fatalf("unseal(%q) = %v, %v: want a state or an error", id, st, err)
 		}
 		if err == nil && st.Handle != "h" {
-			t.Fatalf("open(%q) accepted a state never sealed: %+v", id, st)
+			t.Fatalf("unseal(%q) accepted a state never sealed: %+v", id, st)
 		}
 		// One spelling per id: what opens is the canonical encoding.
 		if raw, derr := base64.RawURLEncoding.DecodeString(strings.TrimPrefix(id, sealedPrefix)); err == nil &&
 			(derr != nil || sealedPrefix+base64.RawURLEncoding.EncodeToString(raw) != id) {
-			t.Fatalf("open(%q) accepted an id spelt another way than seal spells it", id)
+			t.Fatalf("unseal(%q) accepted an id spelt another way than seal spells it", id)
 		}
 	})
 }
@@ -354,7 +354,7 @@ func BenchmarkOpenSessionID(b *testing.B) {
 		}
 		b.Run(name, func(b *testing.B) {
 			for b.Loop() {
-				if _, err := sl.open(id, time.Now()); err != nil {
+				if _, err := sl.unseal(id); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -156,3 +156,22 @@ func TestSealedSessionRefusalsNameTheirCause(t *testing.T) {
 	check("expired, on a replica that never saw it", onSession(t, replica(t, [][]byte{testKey(1)}, short), "token-a", sid), "session expired at ")
 	check("expired, another principal", onSession(t, a, "token-b", sid), unknown)
 }
+
+// TestShorterSessionMaxAgeEndsOlderSessions: lowering session_max_age (say
+// after a leak) also shortens the sessions sealed before, on the replicas
+// that run with the lower value.
+func TestShorterSessionMaxAgeEndsOlderSessions(t *testing.T) {
+	keys := [][]byte{testKey(1)}
+	long := replica(t, keys, nil)
+	short := replica(t, keys, func(o *Options) { o.SessionMaxAge = 2 * time.Second })
+	sid := openSession(t, long, "token-a", richInitialize)
+	whoami(t, onSession(t, short, "token-a", sid), http.StatusOK)
+	time.Sleep(2100 * time.Millisecond)
+	for name, url := range map[string]string{"a replica holding it": short,
+		"a replica that never saw it": replica(t, keys, func(o *Options) { o.SessionMaxAge = 2 * time.Second })} {
+		if status, msg := callRefusal(t, onSession(t, url, "token-a", sid)); status != http.StatusNotFound || !strings.Contains(msg, "session expired at") {
+			t.Errorf("%s: %d %q; want 404 saying the session expired", name, status, msg)
+		}
+	}
+	whoami(t, onSession(t, long, "token-a", sid), http.StatusOK)
+}

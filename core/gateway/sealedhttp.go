@@ -34,7 +34,7 @@ func (t *httpTransport) rebuild(ctx context.Context, id string) (*session, error
 	if st.principal() != credentialFrom(ctx).who {
 		return nil, errNoSession
 	}
-	if err := st.expiry(time.Now()); err != nil {
+	if err := st.expiry(time.Now(), s.sessionMaxAge()); err != nil {
 		return nil, err
 	}
 	if _, deleted := t.deleted.Load(st.Handle); deleted {
