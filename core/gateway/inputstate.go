@@ -119,7 +119,8 @@ func (s *Server) openState(state, tool string, args json.RawMessage, who Princip
 	signed := func(key []byte) bool { return hmac.Equal(mac, stateMAC(key, payload)) }
 	key := slices.IndexFunc(s.stateKeys, signed)
 	if !ok || err != nil || base64.RawURLEncoding.EncodeToString(mac) != sig || key < 0 {
-		return nil, fmt.Errorf("%w: its signature does not match: send back the requestState of the last input-required result unchanged, or call the tool again without it", errBadState)
+		return nil, fmt.Errorf("%w: its signature matches no key of this gateway: it was altered, or signed with a session key since rotated out "+
+			"or that not every replica holds; send back the requestState of the last input-required result unchanged, or call the tool again without it", errBadState)
 	}
 	b, err := base64.RawURLEncoding.DecodeString(payload)
 	if err != nil {
