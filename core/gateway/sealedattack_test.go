@@ -175,3 +175,22 @@ func TestShorterSessionMaxAgeEndsOlderSessions(t *testing.T) {
 	}
 	whoami(t, onSession(t, long, "token-a", sid), http.StatusOK)
 }
+
+// TestUnknownTaskAnswerStaysSmall: a task id is echoed in the refusal, cut
+// short: a megabyte id escaped in full came back several times larger.
+func TestUnknownTaskAnswerStaysSmall(t *testing.T) {
+	plugins := &memTasks{tasks: map[string]protov1.Task{}}
+	url := replica(t, [][]byte{testKey(1)}, func(o *Options) { o.Tasks = &Tasks{Tool: "echo", Runner: plugins} })
+	huge := sealedPrefix + strings.Repeat("\u0085", 1<<19)
+	legacy := onSession(t, url, "token-a", openSession(t, url, "token-a", richInitialize))
+	_, legacyMsgs := legacy.post(fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"taskId":%q}}`, huge))
+	for name, msgs := range map[string][]message{
+		"2025-11-25": legacyMsgs,
+		"2026-07-28": extRequest(onSession(t, url, "token-a", ""), 2, "tasks/get", fmt.Sprintf(`"taskId":%q`, huge), true),
+	} {
+		got := replyOf(msgs)
+		if !strings.Contains(got, "unknown task") || len(got) > 1024 {
+			t.Errorf("%s: a %d-byte task id answered with %d bytes: %.120s…; want a short unknown task", name, len(huge), len(got), got)
+		}
+	}
+}
