@@ -215,7 +215,7 @@ func FuzzRequestState(f *testing.F) {
 	// A fixed clock: every fuzzing worker seals the same state, so a state
 	// one worker sealed is never taken for one a client made up in another.
 	now := time.Unix(1_900_000_000, 0)
-	sealed, err := fx.srv.sealState(inputState{Tool: "ask", Args: argsDigest(args), Who: principalDigest(Principal{}), Expires: now.Add(time.Hour).Unix()})
+	sealed, err := fx.srv.sealState(inputState{Tool: "ask", Args: argsDigest(args), Expires: now.Add(time.Hour).Unix()}, Principal{})
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -20,8 +20,10 @@ var loopbackNames = map[string]bool{"localhost": true, "127.0.0.1": true, "::1":
 // access token (401, 403 for missing scopes) — and the body limit (413).
 func (s *Server) guard(next http.Handler) http.Handler {
 	hashes := make([][sha256.Size]byte, len(s.opts.Tokens))
+	prints := make([]string, len(s.opts.Tokens))
 	for i, tok := range s.opts.Tokens {
 		hashes[i] = sha256.Sum256([]byte(tok))
+		prints[i] = tokenPrint(tok)
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !s.hostAllowed(r.Host) {
@@ -43,7 +45,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			index, problem := authorize(r, hashes)
 			switch {
 			case problem == "":
-				r = r.WithContext(withCredential(r.Context(), credential{who: staticPrincipal(index)}))
+				r = r.WithContext(withCredential(r.Context(), credential{who: staticPrincipal(index, prints[index])}))
 			case s.auth != nil:
 				cred, answered := s.authenticateOAuth(w, r, problem)
 				if answered {

@@ -217,22 +217,24 @@ func (t *httpTransport) session(w http.ResponseWriter, r *http.Request, env *env
 		t.drop(se)
 		ok = false
 	}
+	why := errNoSession
 	if !ok && t.srv.sealer != nil {
-		var err error
-		if se, err = t.rebuild(r.Context(), sid); errors.Is(err, errSessionsFull) {
+		if se, why = t.rebuild(r.Context(), sid); errors.Is(why, errSessionsFull) {
 			t.srv.log.Warn("session refused: session limit reached", "limit", t.srv.maxSessions(), "remote", r.RemoteAddr)
 			w.Header().Set("Retry-After", "60")
 			writeJSON(w, http.StatusServiceUnavailable, errorResponse(id, codeInternalError, fmt.Sprintf(
 				"too many sessions: this gateway already holds its limit of %d (listen.max_sessions); retry later", t.srv.maxSessions())))
 			return nil, false
 		}
-		ok = err == nil
+		ok = why == nil
 	}
 	// Another principal's session is answered exactly as a missing one, so
 	// an id learnt from a log or a shared proxy gives nothing away.
-	if !ok || se.owner != credentialFrom(r.Context()).who {
-		writeJSON(w, http.StatusNotFound, errorResponse(id, codeInvalidRequest,
-			"session not found: it ended, expired or never existed; initialize a new one"))
+	if ok && se.owner != credentialFrom(r.Context()).who {
+		ok, why = false, errNoSession
+	}
+	if !ok {
+		writeJSON(w, http.StatusNotFound, errorResponse(id, codeInvalidRequest, notFound(why)))
 		return nil, false
 	}
 	if v := r.Header.Get(headerProtocol); v != "" && !slices.Contains(mcp.LegacyProtocolVersions(), v) {

@@ -44,7 +44,8 @@ const inputStateVersion = 1
 type inputState struct {
 	V int `json:"v"`
 	// Tool, Args and Who bind the state to one call of one principal: Args
-	// is argsDigest of the arguments, Who principalDigest of the principal.
+	// is argsDigest of the arguments, Who principalDigest of the principal
+	// under the key that signs the state.
 	Tool string `json:"tool"`
 	Args string `json:"args"`
 	Who  string `json:"who"`
@@ -87,9 +88,10 @@ func (s *Server) stateTTL() time.Duration {
 	return DefaultInputStateTTL
 }
 
-// sealState encodes st as base64url(JSON) "." base64url(HMAC).
-func (s *Server) sealState(st inputState) (string, error) {
+// sealState encodes st, bound to who, as base64url(JSON) "." base64url(HMAC).
+func (s *Server) sealState(st inputState, who Principal) (string, error) {
 	st.V = inputStateVersion
+	st.Who = principalDigest(s.stateKeys[0], who)
 	b, err := json.Marshal(st)
 	if err != nil {
 		return "", fmt.Errorf("encode requestState: %w", err)
@@ -115,8 +117,10 @@ func (s *Server) openState(state, tool string, args json.RawMessage, who Princip
 	mac, err := base64.RawURLEncoding.DecodeString(sig)
 	// Re-encoding refuses the spellings the decoder forgives (line breaks).
 	signed := func(key []byte) bool { return hmac.Equal(mac, stateMAC(key, payload)) }
-	if !ok || err != nil || base64.RawURLEncoding.EncodeToString(mac) != sig || !slices.ContainsFunc(s.stateKeys, signed) {
-		return nil, fmt.Errorf("%w: its signature does not match: send back the requestState of the last input-required result unchanged, or call the tool again without it", errBadState)
+	key := slices.IndexFunc(s.stateKeys, signed)
+	if !ok || err != nil || base64.RawURLEncoding.EncodeToString(mac) != sig || key < 0 {
+		return nil, fmt.Errorf("%w: its signature matches no key of this gateway: it was altered, or signed with a session key since rotated out "+
+			"or that not every replica holds; send back the requestState of the last input-required result unchanged, or call the tool again without it", errBadState)
 	}
 	b, err := base64.RawURLEncoding.DecodeString(payload)
 	if err != nil {
@@ -131,7 +135,7 @@ func (s *Server) openState(state, tool string, args json.RawMessage, who Princip
 		return nil, fmt.Errorf("%w: it was issued for tool %q, not %q", errBadState, st.Tool, tool)
 	case st.Args != argsDigest(args):
 		return nil, fmt.Errorf("%w: it was issued for other arguments of %q: retry with the arguments of the first call", errBadState, tool)
-	case st.Who != principalDigest(who):
+	case st.Who != principalDigest(s.stateKeys[key], who):
 		return nil, fmt.Errorf("%w: it was issued to another principal", errBadState)
 	case now.Unix() > st.Expires:
 		return nil, fmt.Errorf("%w: it expired at %s; call the tool again without it", errBadState, time.Unix(st.Expires, 0).UTC().Format(time.RFC3339))
@@ -144,8 +148,15 @@ func argsDigest(args json.RawMessage) string {
 	return digest(canonicalJSON(args))
 }
 
-func principalDigest(p Principal) string {
-	return digest([]byte(p.Issuer + "\x00" + p.Subject + "\x00" + p.Client))
+// principalDigest names p in a requestState, which travels readable: it is
+// keyed, so a static token's fingerprint cannot be tried against it.
+func principalDigest(key []byte, p Principal) string {
+	m := hmac.New(sha256.New, key)
+	for _, part := range []string{"toolgate principal", p.Issuer, p.Subject, p.Client, p.token} {
+		m.Write([]byte(part))
+		m.Write([]byte{0})
+	}
+	return hex.EncodeToString(m.Sum(nil)[:16])
 }
 
 func digest(b []byte) string {
@@ -187,10 +198,10 @@ func (s *Server) inputRequired(rs *requestScope, tool string, args json.RawMessa
 	}
 	keys := slices.Sorted(maps.Keys(asked))
 	state, err := s.sealState(inputState{
-		Tool: tool, Args: argsDigest(args), Who: principalDigest(who),
+		Tool: tool, Args: argsDigest(args),
 		Expires: time.Now().Add(s.stateTTL()).Unix(),
 		Answers: p.answers, Asked: keys,
-	})
+	}, who)
 	if err != nil {
 		return errorResult(fmt.Sprintf("tool %q needs input from the client, but %v", tool, err))
 	}

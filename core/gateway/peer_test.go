@@ -169,7 +169,7 @@ func TestRootsChangedReachesTheHook(t *testing.T) {
 	}
 	select {
 	case caller := <-got:
-		if caller.Principal != staticPrincipal(0) || caller.Session != c.sid {
+		if caller.Principal != staticPrincipal(0, tokenPrint("t0")) || caller.Session != c.sid {
 			t.Errorf("caller %+v", caller)
 		}
 	case <-time.After(5 * time.Second):
@@ -185,7 +185,7 @@ func TestRootsChangedReachesTheHook(t *testing.T) {
 	}
 	select {
 	case caller := <-got:
-		if caller.Principal != staticPrincipal(0) || caller.Session != "" {
+		if caller.Principal != staticPrincipal(0, tokenPrint("t0")) || caller.Session != "" {
 			t.Errorf("caller %+v", caller)
 		}
 	case <-time.After(5 * time.Second):

@@ -2,6 +2,8 @@ package gateway
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"strconv"
 	"time"
 )
@@ -20,13 +22,26 @@ type Principal struct {
 	// Client is the OAuth client the token was issued to (client_id, else
 	// azp); "" for static tokens.
 	Client string
+	// token tells static tokens apart by their value, as Subject does not:
+	// a token's position moves when a token before it is revoked or the
+	// list is ordered differently on another replica, and a session,
+	// requestState or task of one token must not pass to the next. It is a
+	// fingerprint, never the token, and leaves the process only encrypted
+	// (in a sealed id) or under a keyed MAC (requestState, task ids).
+	token string
 }
 
 // staticIssuer marks a Principal that presented one of Options.Tokens.
 const staticIssuer = "token"
 
-func staticPrincipal(index int) Principal {
-	return Principal{Issuer: staticIssuer, Subject: strconv.Itoa(index)}
+func staticPrincipal(index int, print string) Principal {
+	return Principal{Issuer: staticIssuer, Subject: strconv.Itoa(index), token: print}
+}
+
+// tokenPrint is the fingerprint of a static token that its Principal keeps.
+func tokenPrint(token string) string {
+	sum := sha256.Sum256([]byte("toolgate static token\x00" + token))
+	return hex.EncodeToString(sum[:16])
 }
 
 // credential is what the guard learned of a request's bearer: who it is, and

@@ -47,6 +47,11 @@ const sealedPrefix = "tg1."
 // client whose capabilities alone are larger cannot open a sealed session.
 const maxSealedState = 4096
 
+// maxSealedID is the longest id seal makes: longer ones are refused before
+// any decoding or decryption.
+var maxSealedID = len(sealedPrefix) + base64.RawURLEncoding.EncodedLen(
+	chacha20poly1305.NonceSizeX+maxSealedState+chacha20poly1305.Overhead)
+
 // HKDF labels: one key is never used for two purposes.
 const (
 	sessionKeyLabel    = "toolgate session id v1"
@@ -64,13 +69,14 @@ type sessionState struct {
 	Issuer  string                 `json:"iss,omitempty"`
 	Subject string                 `json:"sub,omitempty"`
 	Client  string                 `json:"cli,omitempty"`
+	Token   string                 `json:"tok,omitempty"`
 	// Issued and Expires are unix seconds.
 	Issued  int64 `json:"iat"`
 	Expires int64 `json:"exp"`
 }
 
 func (st *sessionState) principal() Principal {
-	return Principal{Issuer: st.Issuer, Subject: st.Subject, Client: st.Client}
+	return Principal{Issuer: st.Issuer, Subject: st.Subject, Client: st.Client, token: st.Token}
 }
 
 // sealer seals session ids with the first of its keys and opens them with
@@ -139,19 +145,22 @@ func (s *sealer) seal(st sessionState) (string, error) {
 
 // errNotSealed marks an id that no session key of this gateway opens:
 // forged, altered, sealed with a key this gateway does not hold, or not a
-// sealed id at all. The client is told only that the session is unknown.
+// sealed id at all. Saying so tells nothing about any session.
 var errNotSealed = errors.New("not a session id sealed with this gateway's keys")
 
 // errSessionExpired marks a sealed id past its expiry.
 var errSessionExpired = errors.New("session expired")
 
-// open checks id and returns what it carries.
-func (s *sealer) open(id string, now time.Time) (*sessionState, error) {
+// unseal checks that id was sealed with one of the keys and returns what it
+// carries, expired or not: whether to say it expired depends on who asks.
+func (s *sealer) unseal(id string) (*sessionState, error) {
 	rest, ok := strings.CutPrefix(id, sealedPrefix)
-	if !ok {
+	if !ok || len(id) > maxSealedID || strings.ContainsAny(rest, "\r\n") {
 		return nil, errNotSealed
 	}
-	raw, err := base64.RawURLEncoding.DecodeString(rest)
+	// Strict, and no line breaks (which even strict decoding skips): one
+	// session has one id, so deleting it leaves no other spelling served.
+	raw, err := base64.RawURLEncoding.Strict().DecodeString(rest)
 	if err != nil || len(raw) < chacha20poly1305.NonceSizeX {
 		return nil, errNotSealed
 	}
@@ -165,12 +174,28 @@ func (s *sealer) open(id string, now time.Time) (*sessionState, error) {
 		if err := json.Unmarshal(b, &st); err != nil || st.Handle == "" {
 			return nil, errNotSealed
 		}
-		if now.Unix() >= st.Expires {
-			return nil, fmt.Errorf("%w at %s", errSessionExpired, time.Unix(st.Expires, 0).UTC().Format(time.RFC3339))
-		}
 		return &st, nil
 	}
 	return nil, errNotSealed
+}
+
+// end is when the session st describes ends: at its sealed expiry, or
+// maxAge after it was issued if that comes first, so that lowering
+// session_max_age shortens the sessions sealed before too.
+func (st *sessionState) end(maxAge time.Duration) time.Time {
+	end := time.Unix(st.Expires, 0)
+	if capped := time.Unix(st.Issued, 0).Add(maxAge); capped.Before(end) {
+		return capped
+	}
+	return end
+}
+
+// expiry is errSessionExpired, with when, once st has ended.
+func (st *sessionState) expiry(now time.Time, maxAge time.Duration) error {
+	if end := st.end(maxAge); !now.Before(end) {
+		return fmt.Errorf("%w at %s", errSessionExpired, end.UTC().Format(time.RFC3339))
+	}
+	return nil
 }
 
 // newHandle is a random name for a session.
@@ -209,7 +234,7 @@ func (s *Server) sealedState(env *envelope, who Principal, now time.Time) (sessi
 	}
 	st := sessionState{
 		Handle: h, Version: s.legacyVersion(mcp.NegotiateLegacyVersion(p.ProtocolVersion)),
-		Caps: p.Capabilities, Issuer: who.Issuer, Subject: who.Subject, Client: who.Client,
+		Caps: p.Capabilities, Issuer: who.Issuer, Subject: who.Subject, Client: who.Client, Token: who.token,
 		Issued: now.Unix(), Expires: now.Add(s.sessionMaxAge()).Unix(),
 	}
 	if p.ClientInfo.Name != "" || p.ClientInfo.Version != "" {
@@ -244,7 +269,7 @@ func (s *Server) sessionFromState(id string, st *sessionState) (*session, error)
 		return nil, err
 	}
 	se.id, se.conn = id, st.Handle
-	se.expires = time.Unix(st.Expires, 0)
+	se.expires = st.end(s.sessionMaxAge())
 	se.version = st.Version
 	se.clientCaps = st.Caps
 	if st.Info != nil {

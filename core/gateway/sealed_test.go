@@ -3,6 +3,7 @@ package gateway
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -121,7 +122,7 @@ func TestSealedSessionKeepsVersionAndClient(t *testing.T) {
 	f := newFixture(t, func(o *Options) { o.SessionKeys = [][]byte{testKey(1)} })
 	url := startHTTP(t, f).URL + "/mcp"
 	sid := openSession(t, url, "", richInitialize)
-	st, err := f.srv.sealer.open(sid, time.Now())
+	st, err := f.srv.sealer.unseal(sid)
 	if err != nil {
 		t.Fatalf("open the id just issued: %v", err)
 	}
@@ -241,7 +242,7 @@ func TestSealTooLargeCapabilities(t *testing.T) {
 	if err != nil {
 		t.Fatalf("seal with a large client info: %v", err)
 	}
-	if got, err := sl.open(id, time.Now()); err != nil || got.Info != nil {
+	if got, err := sl.unseal(id); err != nil || got.Info != nil {
 		t.Errorf("large client info: opened %+v, %v; want the state without it", got, err)
 	}
 	st.Caps.Experimental = map[string]any{"blob": big}
@@ -282,21 +283,27 @@ func FuzzOpenSessionID(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	id, err := sl.seal(sessionState{Handle: "h", Expires: time.Now().Add(time.Hour).Unix()})
+	sealedID, err := sl.seal(sessionState{Handle: "h", Expires: time.Now().Add(time.Hour).Unix()})
 	if err != nil {
 		f.Fatal(err)
 	}
-	f.Add(id)
+	f.Add(sealedID)
+	f.Add(respelled(sealedID))
 	f.Add(sealedPrefix)
 	f.Add(sealedPrefix + "AAAA")
 	f.Add("0123456789abcdef")
 	f.Fuzz(func(t *testing.T, id string) {
-		st, err := sl.open(id, time.Now())
+		st, err := sl.unseal(id)
 		if (st == nil) == (err == nil) {
-			t.Fatalf("open(%q) = %v, %v: want a state or an error", id, st, err)
+			t.Fatalf("unseal(%q) = %v, %v: want a state or an error", id, st, err)
 		}
 		if err == nil && st.Handle != "h" {
-			t.Fatalf("open(%q) accepted a state never sealed: %+v", id, st)
+			t.Fatalf("unseal(%q) accepted a state never sealed: %+v", id, st)
+		}
+		// One spelling per id: what opens is the canonical encoding.
+		if raw, derr := base64.RawURLEncoding.DecodeString(strings.TrimPrefix(id, sealedPrefix)); err == nil &&
+			(derr != nil || sealedPrefix+base64.RawURLEncoding.EncodeToString(raw) != id) {
+			t.Fatalf("unseal(%q) accepted an id spelt another way than seal spells it", id)
 		}
 	})
 }
@@ -307,8 +314,8 @@ func TestRequestStateKeyRotation(t *testing.T) {
 	}
 	next, rotating, old := withKeys(testKey(2)), withKeys(testKey(1), testKey(2)), withKeys(testKey(1))
 	args := json.RawMessage(`{"a":1}`)
-	state, err := next.sealState(inputState{Tool: "ask", Args: argsDigest(args), Who: principalDigest(Principal{}),
-		Expires: time.Now().Add(time.Minute).Unix()})
+	state, err := next.sealState(inputState{Tool: "ask", Args: argsDigest(args),
+		Expires: time.Now().Add(time.Minute).Unix()}, Principal{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -347,7 +354,7 @@ func BenchmarkOpenSessionID(b *testing.B) {
 		}
 		b.Run(name, func(b *testing.B) {
 			for b.Loop() {
-				if _, err := sl.open(id, time.Now()); err != nil {
+				if _, err := sl.unseal(id); err != nil {
 					b.Fatal(err)
 				}
 			}

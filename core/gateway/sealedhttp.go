@@ -10,10 +10,12 @@ import (
 // never saw by rebuilding the session from it, and remembers the ids it
 // deleted until they expire.
 
-// errNoSession is why a request's session cannot be served: it is unknown,
-// deleted, expired or another principal's. The client is told only that it
-// was not found.
+// errNoSession is why a request's session cannot be served when its
+// client may be told nothing more: it is unknown, or another principal's.
 var errNoSession = errors.New("no such session")
+
+// errSessionDeleted refuses its owner a sealed session deleted here.
+var errSessionDeleted = errors.New("session deleted")
 
 // errSessionsFull refuses to rebuild a session on a replica at MaxSessions.
 var errSessionsFull = errors.New("session limit reached")
@@ -23,16 +25,20 @@ var errSessionsFull = errors.New("session limit reached")
 // owned by the principal sealed in it, and kept like one opened here.
 func (t *httpTransport) rebuild(ctx context.Context, id string) (*session, error) {
 	s := t.srv
-	st, err := s.sealer.open(id, time.Now())
+	st, err := s.sealer.unseal(id)
 	if err != nil {
 		s.log.Debug("session id refused", "error", err)
-		return nil, errNoSession
+		return nil, err
 	}
+	// Whether it expired or was deleted is its owner's business only.
 	if st.principal() != credentialFrom(ctx).who {
 		return nil, errNoSession
 	}
+	if err := st.expiry(time.Now(), s.sessionMaxAge()); err != nil {
+		return nil, err
+	}
 	if _, deleted := t.deleted.Load(st.Handle); deleted {
-		return nil, errNoSession
+		return nil, errSessionDeleted
 	}
 	t.rebuildMu.Lock()
 	defer t.rebuildMu.Unlock()
@@ -54,6 +60,23 @@ func (t *httpTransport) rebuild(ctx context.Context, id string) (*session, error
 	t.owned.Store(se.id, se)
 	s.log.Debug("session rebuilt from its id", "session", se.conn)
 	return se, nil
+}
+
+// notFound is what a client is told of a session that cannot be served:
+// why, when the reason gives nothing away. An id no key opens says nothing
+// of any session; that a session expired or was deleted is said only to
+// its owner; anything else is an unknown session.
+func notFound(err error) string {
+	switch {
+	case errors.Is(err, errNotSealed):
+		return "session not found: its id is not sealed with any session key this gateway holds " +
+			"(altered or cut short, or sealed with a key since rotated out or that not every replica holds); initialize a new one"
+	case errors.Is(err, errSessionExpired):
+		return err.Error() + " (listen.session_max_age); initialize a new one"
+	case errors.Is(err, errSessionDeleted):
+		return "session not found: it was deleted; initialize a new one"
+	}
+	return "session not found: it ended, expired or never existed; initialize a new one"
 }
 
 // forget ends a session its client deleted. A sealed one is remembered

@@ -116,8 +116,8 @@ func TestRequestStateIsCheckedOnRetry(t *testing.T) {
 	for _, tc := range []struct {
 		name, url, token, tool, args, extra, want string
 	}{
-		{"tampered", a.URL, "t0", "ask", twoAsks, retry(tampered), "signature does not match"},
-		{"other key", stranger.URL, "t0", "ask", twoAsks, retry(ir.RequestState), "signature does not match"},
+		{"tampered", a.URL, "t0", "ask", twoAsks, retry(tampered), "its signature matches no key of this gateway: it was altered"},
+		{"other key", stranger.URL, "t0", "ask", twoAsks, retry(ir.RequestState), "or signed with a session key since rotated out or that not every replica holds"},
 		{"other arguments", a.URL, "t0", "ask", `{"asks":[]}`, retry(ir.RequestState), "other arguments"},
 		{"other tool", a.URL, "t0", "echo", `{"text":"x"}`, retry(ir.RequestState), `issued for tool "ask", not "echo"`},
 		{"other principal", a.URL, "t1", "ask", twoAsks, retry(ir.RequestState), "another principal"},
@@ -142,8 +142,8 @@ func TestRequestStateIsCheckedOnRetry(t *testing.T) {
 	t.Run("expired", func(t *testing.T) {
 		srv := newFixture(t, withKey).srv
 		args := json.RawMessage(`{"a":1}`)
-		state, err := srv.sealState(inputState{Tool: "ask", Args: argsDigest(args), Who: principalDigest(Principal{}),
-			Expires: time.Now().Add(DefaultInputStateTTL).Unix()})
+		state, err := srv.sealState(inputState{Tool: "ask", Args: argsDigest(args),
+			Expires: time.Now().Add(DefaultInputStateTTL).Unix()}, Principal{})
 		if err != nil {
 			t.Fatal(err)
 		}

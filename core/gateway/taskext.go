@@ -99,7 +99,7 @@ func (s *Server) serveTaskExt(ctx context.Context, se *session, env *envelope) (
 	who := se.owner
 	ref, found := s.decodeTaskID(who, p.TaskID)
 	if !found {
-		return errorResponse(env.ID, codeInvalidParams, fmt.Sprintf("%s: unknown task %q: no task of yours has this id", env.Method, p.TaskID)), true
+		return errorResponse(env.ID, codeInvalidParams, fmt.Sprintf("%s: unknown task %s: no task of yours has this id", env.Method, quoteTaskID(p.TaskID))), true
 	}
 	runner := s.opts.Tasks.Runner
 	var err error

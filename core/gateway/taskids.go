@@ -4,8 +4,11 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
+	"fmt"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // A task id a client sees names the plugin that runs the task, the plugin's
@@ -25,7 +28,7 @@ type taskRef struct {
 
 func taskMAC(key []byte, who Principal, ref taskRef) []byte {
 	m := hmac.New(sha256.New, key)
-	for _, part := range []string{"toolgate task", who.Issuer, who.Subject, who.Client, ref.Plugin, ref.ID} {
+	for _, part := range []string{"toolgate task", who.Issuer, who.Subject, who.Client, who.token, ref.Plugin, ref.ID} {
 		m.Write([]byte(part))
 		m.Write([]byte{0})
 	}
@@ -66,4 +69,21 @@ func (s *Server) decodeTaskID(who Principal, id string) (ref taskRef, ok bool) {
 		return taskRef{}, false
 	}
 	return ref, true
+}
+
+// maxQuotedTaskID bounds how much of a task id a refusal repeats: ids this
+// gateway issues are far shorter, and a huge one quoted in full came back
+// several times larger than it was sent (each odd character escaped).
+const maxQuotedTaskID = 200
+
+// quoteTaskID is id as a refusal quotes it.
+func quoteTaskID(id string) string {
+	if len(id) <= maxQuotedTaskID {
+		return strconv.Quote(id)
+	}
+	cut := maxQuotedTaskID
+	for cut > 0 && !utf8.RuneStart(id[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (%d bytes)", strconv.Quote(id[:cut]), len(id))
 }

@@ -14,6 +14,8 @@ type taskIndex struct {
 	tasks map[string]indexedTask
 	// byRef finds the id a plugin's task was given, for its status notices.
 	byRef map[taskRef]string
+	// held counts each principal's tasks.
+	held map[Principal]int
 }
 
 type indexedTask struct {
@@ -27,17 +29,28 @@ type indexedTask struct {
 // maxIndexedTasks bounds the index, so a client cannot grow it without end.
 const maxIndexedTasks = 10000
 
+// maxTasksPerPrincipal is one principal's share of the index: past it, a
+// new task of theirs takes the place of one of their own, so that no
+// principal's tasks push another's out (who would lose them from
+// tasks/list, and their status notices and requests with them).
+const maxTasksPerPrincipal = maxIndexedTasks / 10
+
 func (ix *taskIndex) add(id string, t indexedTask) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	if ix.tasks == nil {
-		ix.tasks, ix.byRef = map[string]indexedTask{}, map[taskRef]string{}
+		ix.tasks, ix.byRef, ix.held = map[string]indexedTask{}, map[taskRef]string{}, map[Principal]int{}
 	}
-	if len(ix.tasks) >= maxIndexedTasks {
-		ix.evict(time.Now())
+	ix.remove(id)
+	switch own := ix.held[t.owner]; {
+	case own >= maxTasksPerPrincipal, own > 0 && len(ix.tasks) >= maxIndexedTasks:
+		ix.evict(time.Now(), func(o indexedTask) bool { return o.owner == t.owner })
+	case len(ix.tasks) >= maxIndexedTasks:
+		ix.evict(time.Now(), func(indexedTask) bool { return true })
 	}
 	ix.tasks[id] = t
 	ix.byRef[t.ref] = id
+	ix.held[t.owner]++
 }
 
 // remove drops id; the caller holds mu.
@@ -45,6 +58,9 @@ func (ix *taskIndex) remove(id string) {
 	if t, ok := ix.tasks[id]; ok {
 		delete(ix.byRef, t.ref)
 		delete(ix.tasks, id)
+		if ix.held[t.owner]--; ix.held[t.owner] == 0 {
+			delete(ix.held, t.owner)
+		}
 	}
 }
 
@@ -59,20 +75,22 @@ func (ix *taskIndex) find(ref taskRef) (string, indexedTask, bool) {
 	return id, ix.tasks[id], true
 }
 
-// evict drops the expired tasks, and if none had expired, the one that
-// expires first.
-func (ix *taskIndex) evict(now time.Time) {
-	first := ""
+// evict drops the expired tasks, and if none of those it may drop had
+// expired, the one of them that expires first (one without a ttl before
+// any other).
+func (ix *taskIndex) evict(now time.Time, may func(indexedTask) bool) {
+	first, freed := "", false
 	for id, t := range ix.tasks {
 		if !t.expires.IsZero() && now.After(t.expires) {
+			freed = freed || may(t)
 			ix.remove(id)
 			continue
 		}
-		if first == "" || t.expires.Before(ix.tasks[first].expires) {
+		if may(t) && (first == "" || t.expires.Before(ix.tasks[first].expires)) {
 			first = id
 		}
 	}
-	if len(ix.tasks) >= maxIndexedTasks {
+	if !freed {
 		ix.remove(first)
 	}
 }

@@ -74,7 +74,7 @@ func (s *Server) serveTask(ctx context.Context, se *session, env *envelope) (res
 	}
 	ref, found := s.decodeTaskID(who, p.TaskID)
 	if !found {
-		return errorResponse(env.ID, codeInvalidParams, fmt.Sprintf("%s: unknown task %q: no task of yours has this id", env.Method, p.TaskID)), true
+		return errorResponse(env.ID, codeInvalidParams, fmt.Sprintf("%s: unknown task %s: no task of yours has this id", env.Method, quoteTaskID(p.TaskID))), true
 	}
 	var result any
 	var err error
