@@ -193,9 +193,11 @@ func (p *process) endStopped(tree processTree) {
 	_ = p.stdout.Close()
 }
 
-// jsonLines passes on only the lines of r that are JSON. Servers and the
-// tools they wrap sometimes print banners or debug output on stdout; such a
-// line is logged and skipped instead of being fed to the JSON-RPC reader.
+// jsonLines passes on only the lines of r that are JSON objects, the one
+// shape a JSON-RPC message has. Servers and the tools they wrap sometimes
+// print banners or debug output on stdout; such a line is logged and skipped
+// instead of being fed to the JSON-RPC reader, which drops what it cannot
+// read without a word.
 type jsonLines struct {
 	r       *bufio.Reader
 	log     hclog.Logger
@@ -214,10 +216,10 @@ func (j *jsonLines) Read(p []byte) (int, error) {
 		}
 		line, err := j.r.ReadBytes('\n')
 		if trimmed := bytes.TrimSpace(line); len(trimmed) > 0 {
-			if json.Valid(trimmed) {
+			if trimmed[0] == '{' && json.Valid(trimmed) {
 				j.pending = append(trimmed, '\n')
 			} else {
-				j.log.Warn("mcp server wrote a non-JSON line to stdout; skipped", "line", clip(string(trimmed)))
+				j.log.Warn("mcp server wrote a line to stdout that is no JSON-RPC message; skipped", "line", clip(string(trimmed)))
 			}
 		}
 		j.err = err

@@ -26,7 +26,7 @@ const tools = [
   { name: "log-later", description: "Send a log message shortly after answering.", inputSchema: obj() },
   { name: "touch-resource", description: "Announce that a resource changed.", inputSchema: obj({ uri: { type: "string" } }, ["uri"]) },
   { name: "wait-for-cancel", description: "Answer only when cancelled; say so on stderr.", inputSchema: obj() },
-  { name: "noise", description: "Print a non-JSON line to stdout, then answer.", inputSchema: obj() },
+  { name: "noise", description: "Print lines that are no JSON-RPC message to stdout, then answer.", inputSchema: obj() },
   { name: "sample", description: "Ask the client to sample, naming the call by its progress token; give up after timeoutMs.",
     inputSchema: obj({ text: { type: "string" }, timeoutMs: { type: "number" }, stay: { type: "boolean" } }) },
   { name: "echo-meta", description: "Answer with the _meta of this call as the server received it.", inputSchema: obj(),
@@ -97,6 +97,8 @@ server.setRequestHandler(types.CallToolRequestSchema, async (req, extra) => {
       return { content: [{ type: "text", text: JSON.stringify(req.params._meta ?? null) }], structuredContent: { meta: req.params._meta ?? null } };
     case "noise":
       process.stdout.write("debug: this line is not JSON\n");
+      // JSON, but no JSON-RPC message either.
+      process.stdout.write("42\n[\"debug\", 2]\n");
       return text("quiet again");
     case "rich":
       return {
