@@ -9,9 +9,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/toolgate/toolgate/internal/testparts"
+	"github.com/toolgate/toolgate/sdk/plugintest"
 	"github.com/toolgate/toolgate/sdk/protov1"
 )
 
@@ -141,5 +144,58 @@ func TestFilesystemServerAtScale(t *testing.T) {
 	}
 	if len(tree) != dirs || n != dirs*files {
 		t.Errorf("directory_tree: %d directories, %d files; want %d and %d", len(tree), n, dirs, dirs*files)
+	}
+}
+
+// TestFilesystemRootsChanged: server-filesystem takes the roots it asks for
+// after notifications/roots/list_changed as its allowed directories, for
+// every client. A client that changed its roots while its own call ran (a
+// read of a FIFO holds it here) used to answer that request, and so replaced
+// the directories the operator configured with its own. By default the
+// change is not passed on and the configured directory stays; with
+// forward_roots_changed it is, as documented.
+func TestFilesystemRootsChanged(t *testing.T) {
+	for _, forward := range []bool{false, true} {
+		t.Run(fmt.Sprintf("forward_roots_changed=%v", forward), func(t *testing.T) {
+			allowed, claimed := t.TempDir(), t.TempDir()
+			fifo := filepath.Join(allowed, "hold")
+			if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			h := start(t, map[string]any{"command": testparts.NodeBin(t, "mcp-server-filesystem"), "args": []string{allowed},
+				"forward_roots_changed": forward})
+			peer := &plugintest.Peer{ListRoots: plugintest.Answer(map[string]any{
+				"roots": []map[string]any{{"uri": "file://" + claimed, "name": "mine"}}})}
+			held := make(chan error, 1)
+			go func() {
+				_, err := h.callWith(t, &protov1.CallRequest{Name: "read_text_file",
+					Arguments: mustJSON(t, map[string]any{"path": fifo}), Peer: peer}, &plugintest.Events{})
+				held <- err
+			}()
+			if !waitFor(10*time.Second, func() bool { _, running := h.b.Tracked(); return running == 1 }) {
+				t.Fatal("the read of the FIFO is not in progress")
+			}
+			if err := h.host.(protov1.RootsWatcher).RootsChanged(context.Background()); err != nil {
+				t.Fatalf("RootsChanged: %v", err)
+			}
+			asked := waitFor(3*time.Second, func() bool { return len(peer.Requests()) > 0 })
+			// Release the read: a writer opens the FIFO and closes it.
+			if w, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
+				_ = w.Close()
+			}
+			if err := <-held; err != nil {
+				t.Fatalf("read of the FIFO: %v", err)
+			}
+			dirs := textOf(h.call(t, "list_allowed_directories", map[string]any{}))
+			if forward {
+				if !asked || !strings.Contains(dirs, claimed) {
+					t.Errorf("asked the calling client %v, allowed directories %q; want the client's roots passed on", asked, dirs)
+				}
+				return
+			}
+			if asked || !strings.Contains(dirs, allowed) || strings.Contains(dirs, claimed) {
+				t.Errorf("asked the calling client %v, allowed directories %q; want only the configured %s", asked, dirs, allowed)
+			}
+		})
 	}
 }

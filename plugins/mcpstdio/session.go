@@ -133,7 +133,7 @@ func startSession(ctx context.Context, cfg *config, log hclog.Logger, emit func(
 	s.info, err = s.client.Initialize(initCtx, mcp.InitializeRequest{Params: mcp.InitializeParams{
 		ProtocolVersion: cfg.protocolVersion,
 		ClientInfo:      mcp.Implementation{Name: "toolgate", Version: cfg.clientVersion},
-		Capabilities:    clientCapabilities(),
+		Capabilities:    clientCapabilities(cfg.forwardRootsChanged),
 	}})
 	if err != nil {
 		return nil, s.abort("initialize", err)
