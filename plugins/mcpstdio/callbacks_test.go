@@ -182,19 +182,33 @@ func testAmbiguousCall(t *testing.T, h *harness) {
 	<-long
 }
 
-// A client's roots changed: the server hears notifications/roots/list_changed
-// and asks for the roots at once, outside any call, so no client is asked and
-// the server is told why.
+// A client's roots changed: by default the server hears nothing of it (see
+// TestFilesystemRootsChanged for why).
 func testRootsChanged(t *testing.T, h *harness) {
-	unasked := func() int {
-		return strings.Count(h.logs.String(), "server request with no client to ask: method=roots/list")
-	}
-	before := unasked()
 	rw, ok := h.host.(protov1.RootsWatcher)
 	if !ok {
 		t.Fatal("the host's view of the plugin cannot pass on RootsChanged")
 	}
 	if err := rw.RootsChanged(context.Background()); err != nil {
+		t.Fatalf("RootsChanged: %v", err)
+	}
+	if !waitFor(5*time.Second, func() bool { return strings.Contains(h.logs.String(), "not passed on to the server") }) {
+		t.Errorf("RootsChanged was not declined; plugin log:\n%s", h.logs.String())
+	}
+}
+
+// TestEverythingRootsChangedForwarded: with forward_roots_changed, the server
+// hears notifications/roots/list_changed and asks for the roots at once,
+// outside any call, so no client is asked and the server is told why.
+func TestEverythingRootsChangedForwarded(t *testing.T) {
+	cfg := everything(t)
+	cfg["forward_roots_changed"] = true
+	h := start(t, cfg)
+	unasked := func() int {
+		return strings.Count(h.logs.String(), "server request with no client to ask: method=roots/list")
+	}
+	before := unasked()
+	if err := h.host.(protov1.RootsWatcher).RootsChanged(context.Background()); err != nil {
 		t.Fatalf("RootsChanged: %v", err)
 	}
 	if !waitFor(5*time.Second, func() bool { return unasked() > before }) {

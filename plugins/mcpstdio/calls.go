@@ -24,11 +24,9 @@ func (s *session) callTool(ctx context.Context, req *protov1.CallRequest, events
 		}
 		params["arguments"] = args
 	}
-	meta := map[string]json.RawMessage{}
-	if m := present(req.Meta); m != nil {
-		if err := json.Unmarshal(m, &meta); err != nil {
-			return nil, protov1.InvalidArgumentf("_meta of the call to %q must be a JSON object: %v", req.Name, err)
-		}
+	meta, err := callMeta(ctx, req)
+	if err != nil {
+		return nil, err
 	}
 	token := ""
 	if req.WantProgress {

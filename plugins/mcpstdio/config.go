@@ -29,6 +29,7 @@ const defaultInitTimeout = 30 * time.Second
 //	  cwd              = "/srv/work"                # the server's working directory
 //	  init_timeout     = "30s"                      # start, initialize and first lists
 //	  protocol_version = "2025-06-18"               # default: the newest with a handshake
+//	  forward_roots_changed = true                  # pass clients' roots changes on (default false)
 //	}
 type rawConfig struct {
 	Command         string            `json:"command"`
@@ -37,6 +38,10 @@ type rawConfig struct {
 	Cwd             string            `json:"cwd,omitempty"`
 	InitTimeout     string            `json:"init_timeout,omitempty"`
 	ProtocolVersion string            `json:"protocol_version,omitempty"`
+	// ForwardRootsChanged passes a client's notifications/roots/list_changed
+	// on to the server. Off by default: a server keeps the roots it then asks
+	// for as its own, for every client (see forwardRootsChanged).
+	ForwardRootsChanged bool `json:"forward_roots_changed,omitempty"`
 }
 
 // configSchema describes the config block to the gateway, which checks an
@@ -61,6 +66,12 @@ type config struct {
 	initTimeout     time.Duration
 	protocolVersion string
 	clientVersion   string // what the initialize handshake says toolgate is
+	// forwardRootsChanged: a client's notifications/roots/list_changed goes
+	// on to the server, which asks for roots at once; the client of the call
+	// then in progress answers, and a server that keeps roots as its state
+	// (server-filesystem takes them as its allowed directories) applies one
+	// client's roots to every client, in place of the configured ones.
+	forwardRootsChanged bool
 }
 
 // parseConfig decodes and checks a config block. Every problem found is
@@ -74,7 +85,7 @@ func parseConfig(raw json.RawMessage) (*config, error) {
 	bad := func(path, format string, args ...any) {
 		problems = append(problems, protov1.FieldError{Path: path, Message: fmt.Sprintf(format, args...)})
 	}
-	c := &config{command: rc.Command, args: rc.Args, initTimeout: defaultInitTimeout}
+	c := &config{command: rc.Command, args: rc.Args, initTimeout: defaultInitTimeout, forwardRootsChanged: rc.ForwardRootsChanged}
 
 	if rc.InitTimeout != "" {
 		d, err := time.ParseDuration(rc.InitTimeout)

@@ -35,7 +35,7 @@ func testFixtureNonJSON(t *testing.T, h *harness) {
 		t.Fatalf("noise = %+v", res)
 	}
 	logs := h.logs.String()
-	for _, line := range []string{"fixture server starting (not JSON)", "debug: this line is not JSON"} {
+	for _, line := range []string{"fixture server starting (not JSON)", "debug: this line is not JSON", `line=42`, `line="[\"debug\", 2]"`} {
 		if !strings.Contains(logs, line) {
 			t.Errorf("stray stdout line %q not logged:\n%s", line, logs)
 		}

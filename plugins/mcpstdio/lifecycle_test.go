@@ -173,3 +173,26 @@ func TestBeforeConfigure(t *testing.T) {
 		t.Errorf("GetInfo = %+v, %v", info, err)
 	}
 }
+
+// TestSilentServerWithinStartTimeout checks that a server that never answers
+// is given up on before the host's own deadline for Configure (the plugin's
+// start_timeout) when that comes before init_timeout, so the host hears what
+// went wrong, with the server's stderr, instead of a bare deadline.
+func TestSilentServerWithinStartTimeout(t *testing.T) {
+	h := newHarness(t)
+	raw := mustJSON(t, map[string]any{"command": "sh", "args": []string{"-c", "echo waiting forever >&2; exec sleep 60"}})
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Second)
+	defer cancel()
+	err := h.host.Configure(ctx, raw)
+	if err == nil {
+		t.Fatal("Configure succeeded")
+	}
+	if ctx.Err() != nil {
+		t.Fatalf("Configure answered after the host's deadline: %v", err)
+	}
+	for _, part := range []string{"initialize: no answer within", "what the plugin's start_timeout left of init_timeout 30s", "waiting forever"} {
+		if !strings.Contains(err.Error(), part) {
+			t.Errorf("Configure error %q does not mention %q", err, part)
+		}
+	}
+}

@@ -53,7 +53,8 @@ type process struct {
 	tail   []string
 
 	stderrDone chan struct{}
-	exited     chan struct{} // closed once the process is reaped
+	reaped     chan struct{} // closed once the process is reaped
+	exited     chan struct{} // closed once it is reaped and its stderr is read
 	exitErr    *ExitError    // set before exited is closed
 }
 
@@ -90,6 +91,7 @@ func startProcess(c *config, log hclog.Logger) (*process, error) {
 	p := &process{
 		cmd: cmd, stdin: inW, stdout: outR, log: log,
 		stderrDone: make(chan struct{}),
+		reaped:     make(chan struct{}),
 		exited:     make(chan struct{}),
 	}
 	go p.drainStderr(errR)
@@ -131,6 +133,7 @@ func (p *process) drainStderr(r *os.File) {
 // when the pipe closes in time.
 func (p *process) wait() {
 	err := p.cmd.Wait()
+	close(p.reaped)
 	select {
 	case <-p.stderrDone:
 	case <-time.After(stderrGrace):
@@ -159,28 +162,42 @@ func (p *process) stderrTail() []string {
 }
 
 // stop ends the process: EOF on its stdin first, which is how MCP asks a
-// stdio server to quit, then SIGTERM, then SIGKILL. It returns once the
+// stdio server to quit, then SIGTERM, then SIGKILL. Processes the server
+// started and left behind (a shell's background job, a wrapper's child) get
+// SIGKILL once it is gone: they would hold its stderr open and outlive it
+// until the host ends the plugin's process group. It returns once the
 // process is reaped and our pipe ends are closed.
 func (p *process) stop(grace time.Duration) {
+	tree := processTree{}
+	tree.note(p.cmd.Process.Pid)
 	_ = p.stdin.Close()
 	for _, sig := range []syscall.Signal{0, syscall.SIGTERM, syscall.SIGKILL} {
 		if sig != 0 {
+			tree.note(p.cmd.Process.Pid)
 			_ = p.cmd.Process.Signal(sig)
 		}
 		select {
-		case <-p.exited:
-			_ = p.stdout.Close()
+		case <-p.reaped:
+			p.endStopped(tree)
 			return
 		case <-time.After(grace):
 		}
 	}
+	<-p.reaped
+	p.endStopped(tree)
+}
+
+func (p *process) endStopped(tree processTree) {
+	tree.kill()
 	<-p.exited
 	_ = p.stdout.Close()
 }
 
-// jsonLines passes on only the lines of r that are JSON. Servers and the
-// tools they wrap sometimes print banners or debug output on stdout; such a
-// line is logged and skipped instead of being fed to the JSON-RPC reader.
+// jsonLines passes on only the lines of r that are JSON objects, the one
+// shape a JSON-RPC message has. Servers and the tools they wrap sometimes
+// print banners or debug output on stdout; such a line is logged and skipped
+// instead of being fed to the JSON-RPC reader, which drops what it cannot
+// read without a word.
 type jsonLines struct {
 	r       *bufio.Reader
 	log     hclog.Logger
@@ -199,10 +216,10 @@ func (j *jsonLines) Read(p []byte) (int, error) {
 		}
 		line, err := j.r.ReadBytes('\n')
 		if trimmed := bytes.TrimSpace(line); len(trimmed) > 0 {
-			if json.Valid(trimmed) {
+			if trimmed[0] == '{' && json.Valid(trimmed) {
 				j.pending = append(trimmed, '\n')
 			} else {
-				j.log.Warn("mcp server wrote a non-JSON line to stdout; skipped", "line", clip(string(trimmed)))
+				j.log.Warn("mcp server wrote a line to stdout that is no JSON-RPC message; skipped", "line", clip(string(trimmed)))
 			}
 		}
 		j.err = err

@@ -16,8 +16,9 @@ import (
 // gateway client may answer. The server then offers the tools that need them
 // (server-everything's trigger-sampling-request, say); whether the client of
 // a given call can answer is only known during that call, and a client that
-// cannot gets the server an error that says so.
-func clientCapabilities() mcp.ClientCapabilities {
+// cannot gets the server an error that says so. Roots have listChanged only
+// when changes are passed on.
+func clientCapabilities(forwardRootsChanged bool) mcp.ClientCapabilities {
 	caps := mcp.ClientCapabilities{
 		Sampling:    &mcp.SamplingCapability{Tools: &struct{}{}},
 		Elicitation: &mcp.ElicitationCapability{Form: &struct{}{}, URL: &struct{}{}},
@@ -27,7 +28,7 @@ func clientCapabilities() mcp.ClientCapabilities {
 	caps.Tasks = &mcp.TasksCapability{List: &struct{}{}, Cancel: &struct{}{}}
 	caps.Roots = &struct {
 		ListChanged bool `json:"listChanged,omitempty"`
-	}{ListChanged: true}
+	}{ListChanged: forwardRootsChanged}
 	return caps
 }
 
@@ -144,9 +145,16 @@ func errorResponse(id mcp.RequestId, code int, message string) *transport.JSONRP
 	return transport.NewJSONRPCErrorResponse(id, code, message, nil)
 }
 
-// rootsChanged tells the server its client's roots changed; it asks for them
-// again (during a call, to reach the client making it).
+// rootsChanged tells the server its client's roots changed, when the config
+// says to; it asks for them again (during a call, to reach the client making
+// it). Otherwise nothing is sent: a server asks for roots at once, outside
+// the call that needs them, and whichever call runs then would answer for
+// every client.
 func (s *session) rootsChanged(ctx context.Context) error {
+	if !s.cfg.forwardRootsChanged {
+		s.log.Debug("a client's roots changed; not passed on to the server (forward_roots_changed is off)")
+		return nil
+	}
 	err := s.tr.SendNotification(ctx, mcp.JSONRPCNotification{
 		JSONRPC:      mcp.JSONRPC_VERSION,
 		Notification: mcp.Notification{Method: string(mcp.MethodNotificationRootsListChanged)},

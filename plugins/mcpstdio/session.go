@@ -27,6 +27,10 @@ const (
 	stopGrace = 2 * time.Second
 	// abortGrace replaces stopGrace for a server that failed to start.
 	abortGrace = 500 * time.Millisecond
+	// answerMargin is kept of the host's deadline for Configure to stop a
+	// server that did not start and say why: stdin EOF and SIGTERM, each
+	// waited on for abortGrace, and the answer's way back.
+	answerMargin = 4 * abortGrace
 	// exitWait bounds how long a failed start waits for the server's exit
 	// status once the transport saw its stdout close.
 	exitWait = stderrGrace + time.Second
@@ -56,6 +60,9 @@ type session struct {
 	tr     *transport.Stdio
 	client *client.Client
 	info   *mcp.InitializeResult
+	// startLimit says what bounded the start, for the error of one that
+	// took too long.
+	startLimit string
 	// initialized is when the server answered initialize; a stop waits out
 	// settleTime after it (see settle).
 	initialized time.Time
@@ -110,7 +117,9 @@ func startSession(ctx context.Context, cfg *config, log hclog.Logger, emit func(
 	// the server go to the client of the call they belong to, as raw JSON.
 	s.tr.SetRequestHandler(s.onServerRequest)
 
-	initCtx, cancel := context.WithTimeout(ctx, cfg.initTimeout)
+	budget, limit := startBudget(ctx, cfg.initTimeout)
+	s.startLimit = limit
+	initCtx, cancel := context.WithTimeout(ctx, budget)
 	defer cancel()
 	// A server that dies mid-handshake must fail it at once, even if a
 	// grandchild still holds its stdout open.
@@ -124,7 +133,7 @@ func startSession(ctx context.Context, cfg *config, log hclog.Logger, emit func(
 	s.info, err = s.client.Initialize(initCtx, mcp.InitializeRequest{Params: mcp.InitializeParams{
 		ProtocolVersion: cfg.protocolVersion,
 		ClientInfo:      mcp.Implementation{Name: "toolgate", Version: cfg.clientVersion},
-		Capabilities:    clientCapabilities(),
+		Capabilities:    clientCapabilities(cfg.forwardRootsChanged),
 	}})
 	if err != nil {
 		return nil, s.abort("initialize", err)
@@ -138,6 +147,25 @@ func startSession(ctx context.Context, cfg *config, log hclog.Logger, emit func(
 	s.wg.Add(1)
 	go s.refresher()
 	return s, nil
+}
+
+// startBudget is how long starting the server may take: init_timeout, or
+// less when the host's deadline for Configure (its start_timeout) comes
+// sooner. Giving up answerMargin before the host does leaves time to stop the
+// server and answer with what went wrong, its stderr included, instead of
+// the host's bare "deadline exceeded". limit says which bound applied.
+func startBudget(ctx context.Context, initTimeout time.Duration) (budget time.Duration, limit string) {
+	limit = "init_timeout " + initTimeout.String()
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		return initTimeout, limit
+	}
+	left := time.Until(deadline)
+	budget = max(left-answerMargin, left/2)
+	if budget >= initTimeout {
+		return initTimeout, limit
+	}
+	return budget, fmt.Sprintf("%s, what the plugin's start_timeout left of %s", budget.Round(time.Millisecond), limit)
 }
 
 // abort stops a session that failed to start and explains why.
@@ -155,7 +183,7 @@ func (s *session) abort(stage string, err error) error {
 	default:
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
-		err = fmt.Errorf("no answer within init_timeout %s: %w", s.cfg.initTimeout, err)
+		err = fmt.Errorf("no answer within %s: %w", s.startLimit, err)
 	}
 	// A server that did not answer in time gets no long goodbye.
 	s.stopWithin(abortGrace)

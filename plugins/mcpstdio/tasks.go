@@ -74,6 +74,13 @@ func (b *Backend) CreateTask(ctx context.Context, req *protov1.CallRequest, ttlM
 		}
 		params["arguments"] = args
 	}
+	meta, err := callMeta(ctx, req)
+	if err != nil {
+		return protov1.Task{}, err
+	}
+	if len(meta) > 0 {
+		params["_meta"] = meta
+	}
 	raw, err := s.request(ctx, string(mcp.MethodToolsCall), params)
 	if err != nil {
 		return protov1.Task{}, fmt.Errorf("run tool %q as a task: %w", req.Name, err)

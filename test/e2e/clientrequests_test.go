@@ -40,6 +40,12 @@ func connectKind(t *testing.T, k clientKind, ts []string, tr goTransport) asker 
 	return goAsker{connectGo(t, tr, goClientOptions{version: version, tag: k.name})}
 }
 
+// askingPlugin is server-everything for one client, which hears that
+// client's roots changes (forward_roots_changed: checkRootsChanged).
+func askingPlugin(t *testing.T, name string) string {
+	return strings.Replace(everythingPlugin(t, name, true), "  config {\n", "  config {\n    forward_roots_changed = true\n", 1)
+}
+
 // TestClientRequests: a backend behind the gateway — server-everything run by
 // the mcp-stdio plugin — asks the client that called it for sampling,
 // elicitation and roots, and the tool's result is made of what that client
@@ -50,7 +56,7 @@ func TestClientRequests(t *testing.T) {
 	var plugins strings.Builder
 	for _, via := range []string{"http", "bridge"} {
 		for _, k := range clientKinds {
-			plugins.WriteString(everythingPlugin(t, via+"-"+k.name, true))
+			plugins.WriteString(askingPlugin(t, via+"-"+k.name))
 		}
 	}
 	plugins.WriteString(everythingPlugin(t, "http-plain", true))
@@ -64,7 +70,7 @@ func TestClientRequests(t *testing.T) {
 	}
 	for _, k := range clientKinds {
 		t.Run("stdio/"+k.name, func(t *testing.T) {
-			cfg, _ := writeConfig(t, setup{Plugins: everythingPlugin(t, "stdio-"+k.name, true)})
+			cfg, _ := writeConfig(t, setup{Plugins: askingPlugin(t, "stdio-"+k.name)})
 			serve := []string{"serve", "--stdio", "--config", cfg}
 			c := connectKind(t, k, append([]string{"stdio", bins.toolgate}, serve...), goTransport{args: serve})
 			checkAsking(t, k, c, "stdio-"+k.name)

@@ -3,7 +3,8 @@
 // log during a call, announce resource updates, return audio and annotated
 // content, write stray non-JSON lines to stdout, and ask its client for a
 // sampling that names the call it belongs to by progress token, or gives up on
-// it after a timeout while the call goes on.
+// it after a timeout while the call goes on; and answer with the _meta a call
+// brought, plainly or as a task.
 //
 // MCP_SDK_DIR must name the installed @modelcontextprotocol/sdk package.
 import { pathToFileURL } from "node:url";
@@ -25,9 +26,11 @@ const tools = [
   { name: "log-later", description: "Send a log message shortly after answering.", inputSchema: obj() },
   { name: "touch-resource", description: "Announce that a resource changed.", inputSchema: obj({ uri: { type: "string" } }, ["uri"]) },
   { name: "wait-for-cancel", description: "Answer only when cancelled; say so on stderr.", inputSchema: obj() },
-  { name: "noise", description: "Print a non-JSON line to stdout, then answer.", inputSchema: obj() },
+  { name: "noise", description: "Print lines that are no JSON-RPC message to stdout, then answer.", inputSchema: obj() },
   { name: "sample", description: "Ask the client to sample, naming the call by its progress token; give up after timeoutMs.",
     inputSchema: obj({ text: { type: "string" }, timeoutMs: { type: "number" }, stay: { type: "boolean" } }) },
+  { name: "echo-meta", description: "Answer with the _meta of this call as the server received it.", inputSchema: obj(),
+    execution: { taskSupport: "optional" } },
   { name: "rich", description: "Answer with every kind of content.", inputSchema: obj(),
     outputSchema: obj({ ok: { type: "boolean" } }), annotations: { readOnlyHint: true, idempotentHint: true },
     _meta: { "example.com/tool": 1 } },
@@ -35,7 +38,9 @@ const tools = [
 const prompts = [{ name: "hello", description: "Say hello.", arguments: [{ name: "who", required: true }] }];
 
 const server = new Server({ name: "fixture", version: "1.0.0" },
-  { capabilities: { tools: { listChanged: true }, prompts: { listChanged: true }, resources: {}, logging: {} } });
+  { capabilities: { tools: { listChanged: true }, prompts: { listChanged: true }, resources: {}, logging: {},
+    tasks: { requests: { tools: { call: {} } } } } });
+let taskCount = 0;
 
 server.setRequestHandler(types.ListToolsRequestSchema, async () => ({ tools }));
 server.setRequestHandler(types.ListPromptsRequestSchema, async () => ({ prompts }));
@@ -82,8 +87,18 @@ server.setRequestHandler(types.CallToolRequestSchema, async (req, extra) => {
         throw err;
       }
     }
+    case "echo-meta":
+      if (req.params.task) {
+        // Run as a task, which says the _meta in its status message.
+        const now = new Date().toISOString();
+        return { task: { taskId: `echo-${++taskCount}`, status: "completed", statusMessage: JSON.stringify(req.params._meta ?? null),
+          createdAt: now, lastUpdatedAt: now, ttl: 60000 } };
+      }
+      return { content: [{ type: "text", text: JSON.stringify(req.params._meta ?? null) }], structuredContent: { meta: req.params._meta ?? null } };
     case "noise":
       process.stdout.write("debug: this line is not JSON\n");
+      // JSON, but no JSON-RPC message either.
+      process.stdout.write("42\n[\"debug\", 2]\n");
       return text("quiet again");
     case "rich":
       return {
