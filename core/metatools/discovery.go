@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/toolgate/toolgate/core/catalog"
 	"github.com/toolgate/toolgate/core/search"
@@ -82,7 +83,36 @@ func (h *Handlers) unknownPlugin(tool, name string) error {
 
 func quote(s string) string { b, _ := json.Marshal(s); return string(b) }
 
-func (h *Handlers) filterTools(_ context.Context, raw json.RawMessage, _ protov1.CallEvents) (*protov1.Result, error) {
+// firstListingWait bounds how long a search waits for plugins that have
+// not yet told their tools (the first moments after the gateway starts, or
+// a lazy plugin with no stored list being started to learn it). A plugin
+// slower than this (an npx download, say) is then listed as not available.
+const firstListingWait = 10 * time.Second
+
+// awaitFirstListing waits, up to firstListingWait, for the plugins in a
+// search's scope (plugin, or all of them) that are starting and have not
+// yet told their tools, so a search right after the gateway starts does
+// not answer "no tool matches" for a tool that is a moment away. Once every
+// plugin has told, it costs a look at each plugin's catalog entry.
+func (h *Handlers) awaitFirstListing(ctx context.Context, plugin string) {
+	if h.Plugins == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, firstListingWait)
+	defer cancel()
+	var err error
+	if plugin != "" {
+		err = h.Plugins.AwaitCatalog(ctx, plugin)
+	} else {
+		err = h.Plugins.AwaitCatalog(ctx)
+	}
+	if err != nil {
+		// The plugins that failed are named by the answer's "unavailable".
+		h.Logger.Debug("a search went on without plugins that did not start", "error", err)
+	}
+}
+
+func (h *Handlers) filterTools(ctx context.Context, raw json.RawMessage, _ protov1.CallEvents) (*protov1.Result, error) {
 	var in struct {
 		Pattern           string            `json:"pattern"`
 		DescriptionFilter string            `json:"description_filter"`
@@ -106,6 +136,7 @@ func (h *Handlers) filterTools(_ context.Context, raw json.RawMessage, _ protov1
 	if err != nil {
 		return nil, err
 	}
+	h.awaitFirstListing(ctx, in.Plugin)
 	res, err := h.Catalog.Index().Search(search.Query{
 		Text: in.Query, Pattern: in.Pattern, DescriptionFilter: in.DescriptionFilter, Labels: in.Labels,
 		Plugin: in.Plugin, CaseSensitive: in.CaseSensitive, Limit: limit, Offset: lo,

@@ -11,10 +11,10 @@ import (
 
 // TestFirstRequestsBeforePluginIsKnown: an IDE starts `toolgate serve
 // --stdio` and asks for a prompt, a resource and a tool it knows by name at
-// once, while the lazy server-everything, never run on this machine, is
-// still starting to tell what it serves. Each request waits for it and is
-// answered, instead of hearing that no such prompt, resource or tool
-// exists. The official Go SDK is the client, each kind on a fresh gateway.
+// once, or searches for a tool, while the lazy server-everything, never run
+// on this machine, is still starting to tell what it serves. Each request
+// waits for it and is answered, instead of hearing that no such prompt,
+// resource or tool exists. The official Go SDK is the client, each kind on a fresh gateway.
 func TestFirstRequestsBeforePluginIsKnown(t *testing.T) {
 	first := map[string]func(ctx context.Context, c *goClient) (string, error){
 		"prompts/get": func(ctx context.Context, c *goClient) (string, error) {
@@ -40,7 +40,15 @@ func TestFirstRequestsBeforePluginIsKnown(t *testing.T) {
 			return r.Content[0].(*gomcp.TextContent).Text, nil
 		},
 	}
-	want := map[string]string{"prompts/get": "simple prompt", "resources/read": "Architecture", "call_tool": "Echo: first"}
+	first["filter_tools"] = func(ctx context.Context, c *goClient) (string, error) {
+		r, err := c.CallTool(ctx, &gomcp.CallToolParams{Name: "filter_tools", Arguments: map[string]any{"query": "echo back a message"}})
+		if err != nil {
+			return "", err
+		}
+		return r.Content[0].(*gomcp.TextContent).Text, nil
+	}
+	want := map[string]string{"prompts/get": "simple prompt", "resources/read": "Architecture", "call_tool": "Echo: first",
+		"filter_tools": `"name": "x_everything_echo"`}
 	for kind, ask := range first {
 		t.Run(kind, func(t *testing.T) {
 			cfg, _ := writeConfig(t, setup{Plugins: everythingPlugin(t, "everything", false)})
