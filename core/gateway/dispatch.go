@@ -187,7 +187,7 @@ func (s *Server) unknownToolText(name string) string {
 	if s.opts.UnknownTool != nil {
 		return s.opts.UnknownTool(name)
 	}
-	return fmt.Sprintf("unknown tool %q", name)
+	return fmt.Sprintf("unknown tool %q", clip(name))
 }
 
 // salvageID finds the id of a message too large to parse, from its first and

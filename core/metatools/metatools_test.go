@@ -435,3 +435,32 @@ func TestFirstCallWaitsForLazyPlugin(t *testing.T) {
 		})
 	}
 }
+
+// A name of megabytes is quoted back cut short (a few kilobytes at most), by every meta-tool that
+// says it does not know it, and by the message for a direct call of it.
+func TestHugeNamesAreQuotedShort(t *testing.T) {
+	tools := gateway(t)
+	huge := "x_hello_" + strings.Repeat("é", 500_000)
+	for tool, args := range map[string]any{
+		"call_tool":     map[string]any{"name": huge},
+		"describe_tool": map[string]any{"name": huge},
+		"get_prompt":    map[string]any{"name": huge},
+	} {
+		raw, _ := json.Marshal(args)
+		res, err := tools[tool].Handle(context.Background(), raw, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", tool, err)
+		}
+		if got := text(res); len(got) > 4096 || !strings.Contains(got, "x_hello_éé") {
+			t.Errorf("%s answered %d bytes: %.120q…", tool, len(got), got)
+		}
+	}
+	raw, _ := json.Marshal(map[string]any{"plugin": strings.Repeat("p", 1<<20)})
+	res, err := tools["filter_tools"].Handle(context.Background(), raw, nil)
+	if err != nil || !res.IsError || len(text(res)) > 4096 {
+		t.Errorf("filter_tools of an unknown plugin: %v, an answer of %d bytes", err, len(text(res)))
+	}
+	if got := DirectCallMessage(huge); len(got) > 4096 {
+		t.Errorf("DirectCallMessage: %d bytes", len(got))
+	}
+}

@@ -169,7 +169,7 @@ func (h *Handlers) describePrompt(ctx context.Context, raw json.RawMessage, _ pr
 		p, ok = h.Catalog.Prompt(in.Name)
 	}
 	if !ok {
-		return errorResult("unknown prompt %q; list_prompts shows what there is", in.Name), nil
+		return errorResult("unknown prompt %q; list_prompts shows what there is", shown(in.Name)), nil
 	}
 	args := []map[string]any{}
 	for _, a := range p.Def.Arguments {
@@ -193,7 +193,7 @@ func (h *Handlers) getPrompt(ctx context.Context, raw json.RawMessage, _ protov1
 		p, ok = h.Catalog.Prompt(in.Name)
 	}
 	if !ok {
-		return errorResult("unknown prompt %q; list_prompts shows what there is", in.Name), nil
+		return errorResult("unknown prompt %q; list_prompts shows what there is", shown(in.Name)), nil
 	}
 	declared := make([]string, 0, len(p.Def.Arguments))
 	for _, a := range p.Def.Arguments {
