@@ -21,6 +21,9 @@ const (
 	// stderrTailLines is how many of the server's last stderr lines an exit
 	// error carries: enough for a stack trace's head or a usage message.
 	stderrTailLines = 20
+	// stderrLineLimit is the longest stderr line read whole; the rest of a
+	// longer one is skipped.
+	stderrLineLimit = 64 << 10
 	// stderrGrace bounds the wait for stderr to end after the server exited;
 	// a grandchild may hold the pipe open forever.
 	stderrGrace = 2 * time.Second
@@ -111,10 +114,20 @@ func closeAll(files ...*os.File) {
 func (p *process) drainStderr(r *os.File) {
 	defer close(p.stderrDone)
 	defer r.Close()
-	br := bufio.NewReader(r)
+	// A line is read into a buffer of its own size at most: a server that
+	// writes megabytes without a newline costs no more memory than that.
+	br := bufio.NewReaderSize(r, stderrLineLimit)
 	for {
-		line, err := br.ReadString('\n')
-		if line = strings.TrimRight(line, "\r\n"); line != "" {
+		chunk, err := br.ReadSlice('\n')
+		line := strings.TrimRight(string(chunk), "\r\n")
+		if errors.Is(err, bufio.ErrBufferFull) {
+			// The rest of an overlong line is skipped.
+			line += " …"
+			for errors.Is(err, bufio.ErrBufferFull) {
+				_, err = br.ReadSlice('\n')
+			}
+		}
+		if line != "" {
 			p.log.Info("mcp server stderr", "line", clip(line))
 			p.tailMu.Lock()
 			p.tail = append(p.tail, clip(line))
