@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/toolgate/toolgate/core/search"
+	"github.com/toolgate/toolgate/internal/similar"
 	"github.com/toolgate/toolgate/sdk/protov1"
 	"github.com/toolgate/toolgate/sdk/schema"
 )
@@ -273,6 +274,29 @@ func (c *Catalog) Prompt(id string) (*Prompt, bool) {
 	defer c.mu.RUnlock()
 	p, ok := c.prompts[id]
 	return p, ok
+}
+
+// PromptsMeant returns the prompts a name that is none probably means: those
+// whose own name it is (the name without its x_<plugin>_ prefix), else the
+// one it is a typo of; none for a name too long to be either.
+func (c *Catalog) PromptsMeant(name string) []string {
+	if len(name) > 200 {
+		return nil
+	}
+	var ids, bare []string
+	for _, p := range c.Prompts("") {
+		ids = append(ids, p.ID)
+		if p.Def.Name == name {
+			bare = append(bare, p.ID)
+		}
+	}
+	if len(bare) > 0 {
+		return bare
+	}
+	if near := similar.Closest(name, ids); near != "" {
+		return []string{near}
+	}
+	return nil
 }
 
 // Prompts returns the prompts of one plugin, or of all, ordered by ID.

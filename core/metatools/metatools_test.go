@@ -297,6 +297,18 @@ func TestResourcesAndPrompts(t *testing.T) {
 	if !res.IsError || !strings.Contains(text(res), `"arguments.nmae": is not an argument of prompt x_hello_welcome; its arguments: name`) {
 		t.Errorf("misspelt prompt arg: %s", text(res))
 	}
+	for name, want := range map[string]string{
+		"x_hello_welcom": `unknown prompt "x_hello_welcom"; did you mean "x_hello_welcome"?`,
+		"welcome":        `unknown prompt "welcome"; did you mean "x_hello_welcome"?`,
+		"x_nothing_like": `unknown prompt "x_nothing_like"; list_prompts shows what there is`,
+	} {
+		for _, tool := range []string{"get_prompt", "describe_prompt"} {
+			res, _ = invoke(t, tools, tool, `{"name":"`+name+`"}`)
+			if !res.IsError || !strings.Contains(text(res), want) {
+				t.Errorf("%s of %s: %s; want %q", tool, name, text(res), want)
+			}
+		}
+	}
 	res, _ = invoke(t, tools, "get_prompt", `{"name":"x_hello_welcome","arguments":{"name":"Ada"}}`)
 	if res.IsError || !strings.Contains(text(res), "welcome Ada") || !strings.Contains(string(res.StructuredContent), `"roles":["user"]`) {
 		t.Errorf("get_prompt: %+v", res)

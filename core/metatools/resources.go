@@ -169,7 +169,7 @@ func (h *Handlers) describePrompt(ctx context.Context, raw json.RawMessage, _ pr
 		p, ok = h.Catalog.Prompt(in.Name)
 	}
 	if !ok {
-		return errorResult("unknown prompt %q; list_prompts shows what there is", shown(in.Name)), nil
+		return h.unknownPrompt(in.Name), nil
 	}
 	args := []map[string]any{}
 	for _, a := range p.Def.Arguments {
@@ -193,7 +193,7 @@ func (h *Handlers) getPrompt(ctx context.Context, raw json.RawMessage, _ protov1
 		p, ok = h.Catalog.Prompt(in.Name)
 	}
 	if !ok {
-		return errorResult("unknown prompt %q; list_prompts shows what there is", shown(in.Name)), nil
+		return h.unknownPrompt(in.Name), nil
 	}
 	declared := make([]string, 0, len(p.Def.Arguments))
 	for _, a := range p.Def.Arguments {
@@ -251,4 +251,14 @@ func (h *Handlers) AwaitOwner(ctx context.Context, name string) {
 	if err := h.Plugins.AwaitOwner(ctx, name); err != nil {
 		h.Logger.Debug("plugins did not start while a request waited for them", "name", name, "error", err)
 	}
+}
+
+// unknownPrompt answers a prompt name the catalog lacks, with the name
+// meant when there is one (catalog.PromptsMeant).
+func (h *Handlers) unknownPrompt(name string) *protov1.Result {
+	msg := fmt.Sprintf("unknown prompt %q", shown(name))
+	if meant := h.Catalog.PromptsMeant(name); len(meant) > 0 {
+		msg += "; did you mean " + strings.Join(quoteAll(meant), " or ") + "?"
+	}
+	return errorResult("%s; list_prompts shows what there is", msg)
 }

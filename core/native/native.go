@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -63,7 +64,15 @@ func (l *Library) ListPrompts() []protov1.Prompt {
 func (l *Library) GetPrompt(ctx context.Context, name string, args map[string]string) (*protov1.PromptResult, error) {
 	p, ok := l.catalog.Prompt(name)
 	if !ok {
-		return nil, protov1.NotFoundf("unknown prompt %q; prompts/list shows the prompts there are", name)
+		shown := name
+		if r := []rune(shown); len(r) > 200 {
+			shown = string(r[:200]) + "…"
+		}
+		msg := fmt.Sprintf("unknown prompt %q", shown)
+		if meant := l.catalog.PromptsMeant(name); len(meant) > 0 {
+			msg += fmt.Sprintf("; did you mean %s?", strings.Join(meant, " or "))
+		}
+		return nil, protov1.NotFoundf("%s; prompts/list shows the prompts there are", msg)
 	}
 	var missing []string
 	for _, a := range p.Def.Arguments {

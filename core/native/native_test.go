@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/toolgate/toolgate/core/catalog"
@@ -42,6 +43,11 @@ func TestLibraryAnswersFromTheCatalog(t *testing.T) {
 	}
 	if _, err := lib.GetPrompt(ctx, "x_mem_nope", nil); !errors.Is(err, protov1.ErrNotFound) {
 		t.Errorf("GetPrompt of an unknown prompt: %v", err)
+	}
+	for name, want := range map[string]string{"x_mem_gret": "did you mean x_mem_greet?", "greet": "did you mean x_mem_greet?"} {
+		if _, err := lib.GetPrompt(ctx, name, nil); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("GetPrompt %q: %v; want it to say %q", name, err, want)
+		}
 	}
 	if _, err := lib.ReadResource(ctx, "other://x"); !errors.Is(err, protov1.ErrNotFound) {
 		t.Errorf("ReadResource nobody serves: %v", err)
