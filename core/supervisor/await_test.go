@@ -53,3 +53,23 @@ func TestAwaitCatalog(t *testing.T) {
 		t.Errorf("AwaitCatalog once settled took %s", d)
 	}
 }
+
+// A lazy plugin with no stored manifest is already starting, to learn what it
+// serves, when Run returns: a request answered right after start-up never
+// sees it lazy with no tools and takes that for all there is.
+func TestLearningHasBegunWhenRunReturns(t *testing.T) {
+	env := []string{"PATH=" + os.Getenv("PATH")}
+	for range 20 {
+		cat := catalog.New()
+		m := NewManager([]Spec{{Name: "a", Path: testPlugin, Env: env}},
+			ManagerOptions{Catalog: cat, Store: catalog.ManifestStore{Dir: t.TempDir()}, Policy: fast, Logger: hclog.NewNullLogger()})
+		ctx, cancel := context.WithCancel(context.Background())
+		m.Run(ctx)
+		st := m.Statuses()[0]
+		cancel()
+		m.Wait()
+		if st.State != Starting {
+			t.Fatalf("right after Run, the lazy plugin never run is %s; want %s", st.State, Starting)
+		}
+	}
+}

@@ -98,11 +98,12 @@ func (m *Manager) Run(ctx context.Context) {
 			s.Run(ctx)
 		}()
 		if !s.spec.AutoStart && !m.catalog.Known(name) {
-			go func() {
-				if err := s.Learn(ctx); err != nil && ctx.Err() == nil {
-					m.log.Warn("could not start plugin to learn its tools", "plugin", name, "error", err)
-				}
-			}()
+			// Asked before Run returns, so the plugin is already starting
+			// when the gateway answers its first request: nobody sees it
+			// lazy with no tools and takes that for all there is.
+			if err := s.Learn(ctx); err != nil && ctx.Err() == nil {
+				m.log.Warn("could not start plugin to learn its tools", "plugin", name, "error", err)
+			}
 		}
 	}
 }
