@@ -20,3 +20,7 @@ func (b *Backend) Tracked() (routes, running int) {
 	defer s.mu.Unlock()
 	return len(s.routes), len(s.running)
 }
+
+// ChildPIDs lists a process's children, as the plugin finds what its server
+// started.
+var ChildPIDs = childPIDs

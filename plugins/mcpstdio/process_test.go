@@ -14,6 +14,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/toolgate/toolgate/plugins/mcpstdio"
 	"github.com/toolgate/toolgate/sdk/pluginhost"
 	"github.com/toolgate/toolgate/sdk/plugintest"
 	"github.com/toolgate/toolgate/sdk/protov1"
@@ -42,7 +43,7 @@ func startPluginProcess(t *testing.T) (*pluginhost.Plugin, int) {
 	if err != nil || textOf(res) != "Echo: across" {
 		t.Fatalf("echo through the plugin process = %+v, %v", res, err)
 	}
-	children := childrenOf(t, p.Pid())
+	children := mcpstdio.ChildPIDs(p.Pid())
 	if len(children) != 1 {
 		t.Fatalf("plugin %d has children %v; want the one server", p.Pid(), children)
 	}
@@ -85,27 +86,6 @@ func TestPluginProcessStopEndsServer(t *testing.T) {
 	if !waitFor(10*time.Second, func() bool { return processGone(server) }) {
 		t.Errorf("server %d still runs after the plugin stopped", server)
 	}
-}
-
-func childrenOf(t *testing.T, pid int) []int {
-	t.Helper()
-	tasks, err := filepath.Glob(filepath.Join("/proc", strconv.Itoa(pid), "task", "*", "children"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []int
-	for _, f := range tasks {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			continue
-		}
-		for _, field := range strings.Fields(string(data)) {
-			if n, err := strconv.Atoi(field); err == nil {
-				out = append(out, n)
-			}
-		}
-	}
-	return out
 }
 
 // processGone reports whether pid has exited; a zombie nobody reaps counts.
