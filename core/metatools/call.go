@@ -30,6 +30,9 @@ func (h *Handlers) callTool(ctx context.Context, raw json.RawMessage, events pro
 // runCall is callTool, noting in rec what the call was and, where only it
 // knows, how it ended.
 func (h *Handlers) runCall(ctx context.Context, raw json.RawMessage, events protov1.CallEvents, rec *CallRecord) (*protov1.Result, error) {
+	// The call's deadline counts from here: waiting for a plugin that has
+	// not told its tools yet is part of it, not added to it.
+	arrived := time.Now()
 	var in callArgs
 	if err := decode("call_tool", raw, &in); err != nil {
 		return nil, err
@@ -84,7 +87,7 @@ func (h *Handlers) runCall(ctx context.Context, raw json.RawMessage, events prot
 	if asked > 0 {
 		timeout = asked
 	}
-	callCtx, cancel := context.WithTimeout(ctx, timeout)
+	callCtx, cancel := context.WithDeadline(ctx, arrived.Add(timeout))
 	defer cancel()
 
 	args := in.Arguments
