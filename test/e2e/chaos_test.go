@@ -96,9 +96,9 @@ func chaosOutcome(c chaosCall, n int, r *gomcp.CallToolResult, err error, took t
 
 // TestChaosUnderLoad runs sessions of the official Go SDK's client, on both
 // the session protocol and the stateless one, calling tools of an mcp-stdio
-// plugin and an SDK plugin without pause while the plugin processes, the npm
-// server under mcp-stdio among them, are SIGKILLed at random and one is
-// frozen past its health check. Every call must be answered in time, with its
+// plugin and an SDK plugin without pause, and giving up on some of them,
+// while the plugin processes, the npm server under mcp-stdio among them, are
+// SIGKILLed at random and one is frozen past its health check. Every call must be answered in time, with its
 // result or an error naming its plugin; afterwards no process of any start
 // may be left, and the gateway's goroutines and open files must be back at
 // their idle level.
@@ -155,11 +155,24 @@ func TestChaosUnderLoad(t *testing.T) {
 				tl.mu.Unlock()
 				// Not loadCtx: a call in flight when the load ends must still be answered.
 				callCtx, cancel := context.WithTimeout(ctx, chaosCallTimeout+chaosHang)
+				// Every eighth call the client gives up on at a random moment
+				// (notifications/cancelled, or closing its stream on
+				// 2026-07-28), crashes or not.
+				abandon, abandoned := context.WithCancel(callCtx)
+				if n%8 == 3 {
+					time.AfterFunc(time.Duration(rand.IntN(1500))*time.Millisecond, abandoned)
+				}
 				start := time.Now()
-				r, err := cs.CallTool(callCtx, params)
+				r, err := cs.CallTool(abandon, params)
 				took := time.Since(start)
 				hung := callCtx.Err() != nil
+				gaveUp := abandon.Err() != nil && !hung
+				abandoned()
 				cancel()
+				if gaveUp {
+					tl.record("abandoned by the client", "")
+					continue
+				}
 				if hung {
 					tl.record("hung", fmt.Sprintf("%s: no answer after %s", call.tool, took))
 					continue
