@@ -27,9 +27,6 @@ const (
 	// chaosKillsPerPlugin stays under the supervisor's five crashes in its
 	// window, so the circuit never opens: faults_test covers the circuit.
 	chaosKillsPerPlugin = 3
-	// chaosFreeze is how long one plugin process is stopped (SIGSTOP): longer
-	// than three health pings, so the supervisor kills and replaces it.
-	chaosFreeze = 11 * time.Second
 )
 
 // chaosCall is one kind of call the sessions make; n makes each unique.
