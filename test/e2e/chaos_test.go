@@ -266,11 +266,19 @@ func TestChaosUnderLoad(t *testing.T) {
 
 	// Nothing of an earlier start is left: every process seen is either
 	// running now as one of the current plugins, or gone with its group.
-	current := processSet{}
-	current.add(g.tree()...)
+	// A process is known by pid and start time: one seen between fork and
+	// exec (`env` about to run node) had another command line then.
+	type life struct {
+		pid   int
+		start uint64
+	}
+	current := map[life]bool{}
+	for _, p := range g.tree() {
+		current[life{p.Pid, p.Start}] = true
+	}
 	old := processSet{}
 	for p := range seen {
-		if _, ok := current[p]; !ok {
+		if !current[life{p.Pid, p.Start}] {
 			old.add(p)
 		}
 	}
