@@ -28,6 +28,13 @@ const (
 	keepAliveInterval = 25 * time.Second
 )
 
+// streamWriteTimeout bounds each write to an event stream. A client that
+// keeps its connection open but reads nothing fills the socket's buffers, and
+// a write without a deadline then waits on it for ever: a call reporting
+// progress to such a client outlived its own deadline, and kept its plugin
+// busy, until the client went away. Past this the client loses the stream.
+var streamWriteTimeout = 10 * time.Second
+
 // Handler serves streamable HTTP at /mcp, and Options.Handlers, behind the
 // access checks (Host, Origin, bearer token, request size). Call Close when
 // done with it.
@@ -270,6 +277,7 @@ func (t *httpTransport) get(w http.ResponseWriter, r *http.Request) {
 	defer end.Stop()
 
 	rc := http.NewResponseController(w)
+	defer func() { _ = rc.SetWriteDeadline(time.Time{}) }()
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
@@ -283,9 +291,11 @@ func (t *httpTransport) get(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-se.notes.ready():
 			if n, ok := se.notes.next(); ok {
+				_ = rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
 				err = writeEvent(w, n)
 			}
 		case <-tick.C:
+			_ = rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
 			_, err = io.WriteString(w, ": keep-alive\n\n")
 		case <-r.Context().Done():
 			return
@@ -340,6 +350,7 @@ type postStream struct {
 	rc   *http.ResponseController
 	sse  bool
 	done bool
+	err  error // the write that failed: the stream is lost
 }
 
 var errStreamDone = errors.New("request already answered")
@@ -350,16 +361,22 @@ func (p *postStream) send(msg any) error {
 	if p.done {
 		return errStreamDone
 	}
+	if p.err != nil {
+		return p.err
+	}
 	if !p.sse {
 		p.w.Header().Set("Content-Type", "text/event-stream")
 		p.w.Header().Set("Cache-Control", "no-cache")
 		p.w.WriteHeader(http.StatusOK)
 		p.sse = true
 	}
-	if err := writeEvent(p.w, msg); err != nil {
-		return err
+	_ = p.rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
+	err := writeEvent(p.w, msg)
+	if err == nil {
+		err = p.rc.Flush()
 	}
-	return p.rc.Flush()
+	p.err = err
+	return err
 }
 
 // finish writes the response, with status when it is plain JSON. A
@@ -375,11 +392,18 @@ func (p *postStream) finish(resp any, cancelled bool, status int) {
 			p.w.WriteHeader(http.StatusAccepted)
 		}
 	case p.sse:
-		if writeEvent(p.w, resp) == nil {
-			_ = p.rc.Flush()
+		if p.err == nil {
+			_ = p.rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
+			if writeEvent(p.w, resp) == nil {
+				_ = p.rc.Flush()
+			}
 		}
 	default:
 		writeJSON(p.w, status, resp)
+	}
+	if p.sse {
+		// The connection may serve another request: not under this deadline.
+		_ = p.rc.SetWriteDeadline(time.Time{})
 	}
 }
 

@@ -30,6 +30,9 @@ func (h *Handlers) callTool(ctx context.Context, raw json.RawMessage, events pro
 // runCall is callTool, noting in rec what the call was and, where only it
 // knows, how it ended.
 func (h *Handlers) runCall(ctx context.Context, raw json.RawMessage, events protov1.CallEvents, rec *CallRecord) (*protov1.Result, error) {
+	// The call's deadline counts from here: waiting for a plugin that has
+	// not told its tools yet is part of it, not added to it.
+	arrived := time.Now()
 	var in callArgs
 	if err := decode("call_tool", raw, &in); err != nil {
 		return nil, err
@@ -88,16 +91,22 @@ func (h *Handlers) runCall(ctx context.Context, raw json.RawMessage, events prot
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
 	}
-	// The user has as long to confirm as the call has to run; the call's
-	// own time starts after.
-	askCtx, cancelAsk := context.WithTimeout(ctx, timeout)
-	refused, outcome := h.permit(askCtx, t, args, false)
-	cancelAsk()
-	if refused != nil {
-		rec.Outcome = outcome
-		return refused, nil
+	// The user has as long to confirm as the call has to run, and the time
+	// they take is not the call's: its deadline counts from its arrival
+	// (the wait for its plugin's start included), confirmation left out.
+	var confirming time.Duration
+	if t.Def.Annotations.IsDestructive() && h.Permissions != nil {
+		asking := time.Now()
+		askCtx, cancelAsk := context.WithTimeout(ctx, timeout)
+		refused, outcome := h.permit(askCtx, t, args, false)
+		cancelAsk()
+		if refused != nil {
+			rec.Outcome = outcome
+			return refused, nil
+		}
+		confirming = time.Since(asking)
 	}
-	callCtx, cancel := context.WithTimeout(ctx, timeout)
+	callCtx, cancel := context.WithDeadline(ctx, arrived.Add(timeout+confirming))
 	defer cancel()
 	retry := t.Def.Annotations.IsReadOnly() || t.Def.Annotations.IsIdempotent()
 	// The client the call came from, when the gateway can ask it things,
