@@ -45,8 +45,9 @@ func TestTraceContextReachesStdioServer(t *testing.T) {
 }
 
 plugin "fx" {
-  type       = "mcp-stdio"
-  auto_start = true
+  type        = "mcp-stdio"
+  auto_start  = true
+  destructive = "allow" # the fixture's tools say nothing of themselves
   config {
     command = "node"
     args    = [%s]
