@@ -413,3 +413,50 @@ func TestCallSpanContinuesTheClientsTrace(t *testing.T) {
 		t.Errorf("the plugin's call arrived with traceparent %q, want %q", out.Content[0].Text, want)
 	}
 }
+
+// A client that puts its trace context in the call's _meta (a client on
+// stdio has no header to send it in) gets the call_tool span in its trace.
+func TestCallSpanContinuesATraceFromMeta(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	base, _, spans, stop := observedGateway(t)
+	defer http.DefaultClient.CloseIdleConnections()
+	const traceID, clientSpan = "0af7651916cd43dd8448eb211c80319c", "b7ad6b7169203331"
+	ctx := context.Background()
+	c, err := client.Connect(ctx, client.Options{URL: base + "/mcp", Token: "s3cret", ReconnectWindow: -1}, "telemetry-test", "1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := c.Request(ctx, "tools/call", map[string]any{
+		"name": "call_tool", "arguments": map[string]any{"name": "x_trace_traceparent", "arguments": map[string]any{}},
+		"_meta": map[string]any{"traceparent": "00-" + traceID + "-" + clientSpan + "-01", "tracestate": "client=1"},
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out struct{ Content []struct{ Text string } }
+	if err := json.Unmarshal(raw, &out); err != nil || len(out.Content) != 1 {
+		t.Fatalf("answer %s: %v", raw, err)
+	}
+	_ = c.Close()
+	stop()
+	http.DefaultTransport.(*http.Transport).CloseIdleConnections()
+
+	var call *tracetest.SpanStub
+	for _, s := range spans.GetSpans() {
+		if s.Name == "call_tool" {
+			call = &s
+		}
+	}
+	if call == nil {
+		t.Fatal("no call_tool span")
+	}
+	if got := call.Parent.TraceID().String() + "/" + call.Parent.SpanID().String(); got != traceID+"/"+clientSpan || !call.Parent.IsRemote() {
+		t.Errorf("call_tool span's parent %s (remote %v), want the client's span %s/%s from _meta", got, call.Parent.IsRemote(), traceID, clientSpan)
+	}
+	if call.SpanContext.TraceState().String() != "client=1" {
+		t.Errorf("tracestate %q, want the client's", call.SpanContext.TraceState().String())
+	}
+	if want := fmt.Sprintf("00-%s-%s-01", traceID, call.SpanContext.SpanID()); out.Content[0].Text != want {
+		t.Errorf("the plugin's call arrived with traceparent %q, want %q", out.Content[0].Text, want)
+	}
+}

@@ -12,6 +12,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/toolgate/toolgate/sdk/protov1"
 )
@@ -71,6 +73,7 @@ func (s *Server) toolHandler(t *Tool) server.ToolHandlerFunc {
 		if !present(args) {
 			args = json.RawMessage(`{}`)
 		}
+		ctx = traceFromMeta(ctx, req.Params.Meta)
 
 		call, stop := context.WithCancelCause(ctx)
 		defer stop(nil)
@@ -222,4 +225,23 @@ func calledName(tool string, args json.RawMessage) string {
 		return strconv.Quote(in.Name)
 	}
 	return strconv.Quote(tool)
+}
+
+// traceFromMeta continues the W3C trace a client put in the call's _meta
+// (traceparent and tracestate, MCP's place for trace context), as the
+// traceparent header does over HTTP, so a client on stdio can be traced
+// too. A trace the request already carries (the header) is kept.
+func traceFromMeta(ctx context.Context, meta *mcp.Meta) context.Context {
+	if meta == nil || len(meta.AdditionalFields) == 0 {
+		return ctx
+	}
+	parent, _ := meta.AdditionalFields["traceparent"].(string)
+	if parent == "" || trace.SpanContextFromContext(ctx).IsValid() {
+		return ctx
+	}
+	carrier := propagation.MapCarrier{"traceparent": parent}
+	if state, ok := meta.AdditionalFields["tracestate"].(string); ok {
+		carrier["tracestate"] = state
+	}
+	return propagation.TraceContext{}.Extract(ctx, carrier)
 }
