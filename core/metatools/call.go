@@ -95,7 +95,7 @@ func (h *Handlers) runCall(ctx context.Context, raw json.RawMessage, events prot
 	// they take is not the call's: its deadline counts from its arrival
 	// (the wait for its plugin's start included), confirmation left out.
 	var confirming time.Duration
-	if t.Def.Annotations.IsDestructive() && h.Permissions != nil {
+	if h.mayRefuse(t) {
 		asking := time.Now()
 		askCtx, cancelAsk := context.WithTimeout(ctx, timeout)
 		refused, outcome := h.permit(askCtx, t, args, false)

@@ -234,23 +234,10 @@ func (h *Handlers) describeTool(ctx context.Context, raw json.RawMessage, _ prot
 		return missing, nil
 	}
 	out := describe(t, h.Plugins)
-	if p := h.destructivePolicy(t); p != "" {
+	if p, _ := h.permission(t); p != "" {
 		out["destructive_policy"] = p
 	}
 	return jsonResult(out)
-}
-
-// destructivePolicy tells an assistant, before it calls, what call_tool will
-// do with t when t may delete or overwrite data: ask the user first
-// (confirm), refuse it (deny) or run it (allow); "" for other tools.
-func (h *Handlers) destructivePolicy(t *catalog.Tool) Destructive {
-	if !t.Def.Annotations.IsDestructive() || h.Permissions == nil {
-		return ""
-	}
-	if p := h.Permissions(t.Plugin).Destructive; p == DestructiveAllow || p == DestructiveDeny {
-		return p
-	}
-	return DestructiveConfirm
 }
 
 func describe(t *catalog.Tool, plugins *supervisor.Manager) map[string]any {

@@ -48,12 +48,9 @@ const confirmArgsLimit = 1000
 // answered at once with the task, before anyone could be asked, so it is
 // not asked but refused.
 func (h *Handlers) permit(ctx context.Context, t *catalog.Tool, args json.RawMessage, asTask bool) (*protov1.Result, Outcome) {
-	if !t.Def.Annotations.IsDestructive() || h.Permissions == nil {
-		return nil, ""
-	}
-	p := h.Permissions(t.Plugin)
-	switch h.destructivePolicy(t) {
-	case DestructiveAllow:
+	policy, p := h.permission(t)
+	switch policy {
+	case "", DestructiveAllow:
 		return nil, ""
 	case DestructiveDeny:
 		return errorResult("%s was not run: it may delete or overwrite data (%s), and plugin %q refuses such tools (destructive = %q%s)",
@@ -105,6 +102,28 @@ func (h *Handlers) permit(ctx context.Context, t *catalog.Tool, args json.RawMes
 	default:
 		return errorResult("%s was not run: the user dismissed its confirmation (%q)", t.ID, reply.Action), OutcomeDenied
 	}
+}
+
+// permission is what call_tool does with t when t may delete or overwrite
+// data (confirm, allow or deny; an unset policy is confirm), with its
+// plugin's setting; "" for any other tool, or when no policy is set.
+// describe_tool shows it, so an assistant knows before it calls.
+func (h *Handlers) permission(t *catalog.Tool) (Destructive, Permission) {
+	if !t.Def.Annotations.IsDestructive() || h.Permissions == nil {
+		return "", Permission{}
+	}
+	p := h.Permissions(t.Plugin)
+	if p.Destructive == DestructiveAllow || p.Destructive == DestructiveDeny {
+		return p.Destructive, p
+	}
+	return DestructiveConfirm, p
+}
+
+// mayRefuse reports whether permit may refuse t or ask about it: calls
+// that cannot be refused skip setting up the wait for an answer.
+func (h *Handlers) mayRefuse(t *catalog.Tool) bool {
+	policy, _ := h.permission(t)
+	return policy != "" && policy != DestructiveAllow
 }
 
 // codeRequestInterrupted is the code a 2026-07-28 peer's request fails with

@@ -66,10 +66,9 @@ func (t Tasks) start(ctx context.Context, raw json.RawMessage, ttlMs *int64, cli
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
 	}
-	askCtx, cancelAsk := context.WithTimeout(ctx, t.h.CallTimeout(tool.Plugin))
-	refused, outcome := t.h.permit(askCtx, tool, args, true)
-	cancelAsk()
-	if refused != nil {
+	// A task is not asked about (permit refuses it at once), so no wait is
+	// set up for an answer.
+	if refused, outcome := t.h.permit(ctx, tool, args, true); refused != nil {
 		rec.Outcome = outcome
 		return "", protov1.Task{}, protov1.InvalidArgumentf("%s", refused.Content[0].Text)
 	}
