@@ -103,18 +103,16 @@ const firstListingWait = 10 * time.Second
 // not answer "no tool matches" for a tool that is a moment away. Once every
 // plugin has told, it costs a look at each plugin's catalog entry.
 func (h *Handlers) awaitFirstListing(ctx context.Context, plugin string) {
-	if h.Plugins == nil {
+	var names []string
+	if plugin != "" {
+		names = []string{plugin}
+	}
+	if h.Plugins == nil || !h.Plugins.Untold(names...) {
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, firstListingWait)
 	defer cancel()
-	var err error
-	if plugin != "" {
-		err = h.Plugins.AwaitCatalog(ctx, plugin)
-	} else {
-		err = h.Plugins.AwaitCatalog(ctx)
-	}
-	if err != nil {
+	if err := h.Plugins.AwaitCatalog(ctx, names...); err != nil {
 		// The plugins that failed are named by the answer's "unavailable".
 		h.Logger.Debug("a search went on without plugins that did not start", "error", err)
 	}

@@ -117,19 +117,7 @@ func (m *Manager) Run(ctx context.Context) {
 // stopped or already told are not waited for, so the wait is short except
 // in that first moment. The error joins the failed starts.
 func (m *Manager) AwaitCatalog(ctx context.Context, names ...string) error {
-	if len(names) == 0 {
-		names = m.order
-	}
-	var wait []*Supervisor
-	for _, name := range names {
-		s, ok := m.sups[name]
-		if !ok || m.catalog.Known(name) {
-			continue
-		}
-		if st := s.Status().State; st == Lazy || st == Starting {
-			wait = append(wait, s)
-		}
-	}
+	wait := m.untold(names)
 	errs := make([]error, len(wait))
 	var wg sync.WaitGroup
 	for i, s := range wait {
@@ -141,6 +129,30 @@ func (m *Manager) AwaitCatalog(ctx context.Context, names ...string) error {
 	}
 	wg.Wait()
 	return errors.Join(errs...)
+}
+
+// Untold reports whether any of the named plugins (every plugin when none is
+// named) is one AwaitCatalog would wait for: a caller can skip setting up a
+// bounded wait when none is.
+func (m *Manager) Untold(names ...string) bool { return len(m.untold(names)) > 0 }
+
+// untold are the named plugins that have not told the catalog what they
+// serve and are lazy or starting.
+func (m *Manager) untold(names []string) []*Supervisor {
+	if len(names) == 0 {
+		names = m.order
+	}
+	var out []*Supervisor
+	for _, name := range names {
+		s, ok := m.sups[name]
+		if !ok || m.catalog.Known(name) {
+			continue
+		}
+		if st := s.Status().State; st == Lazy || st == Starting {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // AwaitOwner is AwaitCatalog for whatever plugin may serve name: the one an
