@@ -397,6 +397,15 @@ func TestCallSpanContinuesTheClientsTrace(t *testing.T) {
 	stop()
 	http.DefaultTransport.(*http.Transport).CloseIdleConnections()
 
+	checkContinued(t, spans, traceID, clientSpan, out.Content[0].Text)
+}
+
+// checkContinued checks that the call_tool span among spans is a child of the
+// client's span traceID/clientSpan, and that the plugin's call, which
+// answered traceparent, arrived as a child of the call_tool span. It returns
+// the span.
+func checkContinued(t *testing.T, spans keptSpans, traceID, clientSpan, traceparent string) *tracetest.SpanStub {
+	t.Helper()
 	var call *tracetest.SpanStub
 	for _, s := range spans.GetSpans() {
 		if s.Name == "call_tool" {
@@ -409,9 +418,10 @@ func TestCallSpanContinuesTheClientsTrace(t *testing.T) {
 	if got := call.Parent.TraceID().String() + "/" + call.Parent.SpanID().String(); got != traceID+"/"+clientSpan || !call.Parent.IsRemote() {
 		t.Errorf("call_tool span's parent %s (remote %v), want the client's span %s/%s", got, call.Parent.IsRemote(), traceID, clientSpan)
 	}
-	if want := fmt.Sprintf("00-%s-%s-01", traceID, call.SpanContext.SpanID()); out.Content[0].Text != want {
-		t.Errorf("the plugin's call arrived with traceparent %q, want %q", out.Content[0].Text, want)
+	if want := fmt.Sprintf("00-%s-%s-01", traceID, call.SpanContext.SpanID()); traceparent != want {
+		t.Errorf("the plugin's call arrived with traceparent %q, want %q", traceparent, want)
 	}
+	return call
 }
 
 // A client that puts its trace context in the call's _meta (a client on
@@ -441,22 +451,7 @@ func TestCallSpanContinuesATraceFromMeta(t *testing.T) {
 	stop()
 	http.DefaultTransport.(*http.Transport).CloseIdleConnections()
 
-	var call *tracetest.SpanStub
-	for _, s := range spans.GetSpans() {
-		if s.Name == "call_tool" {
-			call = &s
-		}
-	}
-	if call == nil {
-		t.Fatal("no call_tool span")
-	}
-	if got := call.Parent.TraceID().String() + "/" + call.Parent.SpanID().String(); got != traceID+"/"+clientSpan || !call.Parent.IsRemote() {
-		t.Errorf("call_tool span's parent %s (remote %v), want the client's span %s/%s from _meta", got, call.Parent.IsRemote(), traceID, clientSpan)
-	}
-	if call.SpanContext.TraceState().String() != "client=1" {
+	if call := checkContinued(t, spans, traceID, clientSpan, out.Content[0].Text); call.SpanContext.TraceState().String() != "client=1" {
 		t.Errorf("tracestate %q, want the client's", call.SpanContext.TraceState().String())
-	}
-	if want := fmt.Sprintf("00-%s-%s-01", traceID, call.SpanContext.SpanID()); out.Content[0].Text != want {
-		t.Errorf("the plugin's call arrived with traceparent %q, want %q", out.Content[0].Text, want)
 	}
 }
