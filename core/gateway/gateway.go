@@ -74,6 +74,11 @@ type Options struct {
 	// MaxSessions bounds the HTTP sessions held at once (DefaultMaxSessions
 	// when 0); an initialize over it gets an error.
 	MaxSessions int
+	// MaxSessionsPerPrincipal bounds the HTTP sessions one principal holds
+	// at once, at most MaxSessions. When 0: MaxSessions if only one
+	// principal can connect (no Tokens and no OAuth, or a single token),
+	// else a tenth of it.
+	MaxSessionsPerPrincipal int
 	// SessionIdleTimeout ends an HTTP session that sent no request for this
 	// long (DefaultSessionIdleTimeout when 0).
 	SessionIdleTimeout time.Duration
@@ -310,6 +315,12 @@ func (s *Server) check() error {
 	}
 	if s.opts.MaxSessions < 0 {
 		return &OptionError{Field: "MaxSessions", Problem: "is negative"}
+	}
+	switch n := s.opts.MaxSessionsPerPrincipal; {
+	case n < 0:
+		return &OptionError{Field: "MaxSessionsPerPrincipal", Problem: "is negative"}
+	case n > s.maxSessions():
+		return &OptionError{Field: "MaxSessionsPerPrincipal", Problem: fmt.Sprintf("%d is more than MaxSessions (%d)", n, s.maxSessions())}
 	}
 	if s.opts.SessionIdleTimeout < 0 {
 		return &OptionError{Field: "SessionIdleTimeout", Problem: "is negative"}

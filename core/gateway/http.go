@@ -59,10 +59,10 @@ func (s *Server) front(stop <-chan struct{}) (*httpTransport, http.Handler) {
 type httpTransport struct {
 	srv  *Server
 	stop <-chan struct{}
-	// owned are the sessions this front created, ended with it; count is
-	// how many, so that initialize checks the cap without a scan.
+	// owned are the sessions this front created, ended with it; held
+	// counts them, so that initialize checks the caps without a scan.
 	owned sync.Map
-	count atomic.Int64
+	held  sessionCount
 	// deleted holds the handles of sealed sessions deleted here, until they
 	// expire; rebuildMu makes one session of concurrent first requests.
 	deleted      sync.Map
@@ -175,11 +175,9 @@ func (t *httpTransport) statelessNotice(w http.ResponseWriter, r *http.Request, 
 
 func (t *httpTransport) initialize(w http.ResponseWriter, r *http.Request, body []byte, env *envelope) {
 	s := t.srv
-	if !t.reserve() {
-		s.log.Warn("initialize refused: session limit reached", "limit", s.maxSessions(), "remote", r.RemoteAddr)
-		w.Header().Set("Retry-After", "60")
-		writeJSON(w, http.StatusServiceUnavailable, errorResponse(env.ID, codeInternalError, fmt.Sprintf(
-			"too many sessions: the gateway already holds its limit of %d (listen.max_sessions); end unused sessions with DELETE or retry later", s.maxSessions())))
+	who := credentialFrom(r.Context()).who
+	if err := t.reserve(who); err != nil {
+		t.refuseSession(w, r, env.ID, who, err, false)
 		return
 	}
 	var (
@@ -192,7 +190,7 @@ func (t *httpTransport) initialize(w http.ResponseWriter, r *http.Request, body 
 		se, err = s.newSession(r.Context())
 	}
 	if err != nil {
-		t.count.Add(-1)
+		t.release(who)
 		writeJSON(w, http.StatusServiceUnavailable, errorResponse(env.ID, codeInternalError, err.Error()))
 		return
 	}
@@ -226,11 +224,8 @@ func (t *httpTransport) session(w http.ResponseWriter, r *http.Request, env *env
 	}
 	why := errNoSession
 	if !ok && t.srv.sealer != nil {
-		if se, why = t.rebuild(r.Context(), sid); errors.Is(why, errSessionsFull) {
-			t.srv.log.Warn("session refused: session limit reached", "limit", t.srv.maxSessions(), "remote", r.RemoteAddr)
-			w.Header().Set("Retry-After", "60")
-			writeJSON(w, http.StatusServiceUnavailable, errorResponse(id, codeInternalError, fmt.Sprintf(
-				"too many sessions: this gateway already holds its limit of %d (listen.max_sessions); retry later", t.srv.maxSessions())))
+		if se, why = t.rebuild(r.Context(), sid); errors.Is(why, errSessionsFull) || errors.Is(why, errPrincipalSessionsFull) {
+			t.refuseSession(w, r, id, credentialFrom(r.Context()).who, why, true)
 			return nil, false
 		}
 		ok = why == nil
@@ -329,7 +324,7 @@ func (t *httpTransport) delete(w http.ResponseWriter, r *http.Request) {
 
 func (t *httpTransport) drop(se *session) {
 	if _, loaded := t.owned.LoadAndDelete(se.id); loaded {
-		t.count.Add(-1)
+		t.release(se.owner)
 	}
 	t.srv.dropSession(se)
 }
