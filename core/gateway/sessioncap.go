@@ -21,8 +21,8 @@ var errSessionsFull = errors.New("session limit reached")
 var errPrincipalSessionsFull = errors.New("per-principal session limit reached")
 
 // principalShare is the part of MaxSessions one principal may hold by
-// default when several principals can connect: the share the task index
-// gives each principal too.
+// default when several principals can connect, and the part of the tasks
+// a process keeps that one principal may hold.
 const principalShare = 10
 
 // maxSessionsPerPrincipal is MaxSessionsPerPrincipal, or by default
@@ -33,11 +33,15 @@ func (s *Server) maxSessionsPerPrincipal() int {
 	if n := s.opts.MaxSessionsPerPrincipal; n > 0 {
 		return n
 	}
-	if s.opts.OAuth == nil && len(s.opts.Tokens) <= 1 {
+	if s.onePrincipal() {
 		return s.maxSessions()
 	}
 	return max(1, s.maxSessions()/principalShare)
 }
+
+// onePrincipal reports whether every HTTP client is the same principal:
+// there is no OAuth and at most one static token.
+func (s *Server) onePrincipal() bool { return s.opts.OAuth == nil && len(s.opts.Tokens) <= 1 }
 
 // sessionCount is how many sessions a front holds, in all and by principal.
 type sessionCount struct {

@@ -69,26 +69,29 @@ func TestSealedSessionsCappedPerPrincipalPerReplica(t *testing.T) {
 	openSession(t, b, "token-b", richInitialize)
 }
 
-// TestDefaultSessionsPerPrincipal: only one principal can connect without
-// authentication or with a single token, so its cap is the whole gateway's,
-// as before there was a cap per principal; with several principals each
-// may hold a tenth.
-func TestDefaultSessionsPerPrincipal(t *testing.T) {
+// TestDefaultSharesPerPrincipal: only one principal can connect without
+// authentication or with a single token, so its caps on sessions and tasks
+// are the whole gateway's, as before there were caps per principal; with
+// several principals each may hold a tenth.
+func TestDefaultSharesPerPrincipal(t *testing.T) {
 	for _, tc := range []struct {
-		name string
-		opts Options
-		want int
+		name            string
+		opts            Options
+		sessions, tasks int
 	}{
-		{"no authentication", Options{}, DefaultMaxSessions},
-		{"one token", Options{Tokens: []string{"t"}}, DefaultMaxSessions},
-		{"two tokens", Options{Tokens: []string{"t", "u"}}, DefaultMaxSessions / 10},
-		{"OAuth", Options{OAuth: &OAuth{}}, DefaultMaxSessions / 10},
-		{"OAuth, small gateway", Options{OAuth: &OAuth{}, MaxSessions: 5}, 1},
-		{"set", Options{Tokens: []string{"t", "u"}, MaxSessions: 100, MaxSessionsPerPrincipal: 70}, 70},
+		{"no authentication", Options{}, DefaultMaxSessions, maxIndexedTasks},
+		{"one token", Options{Tokens: []string{"t"}}, DefaultMaxSessions, maxIndexedTasks},
+		{"two tokens", Options{Tokens: []string{"t", "u"}}, DefaultMaxSessions / 10, maxIndexedTasks / 10},
+		{"OAuth", Options{OAuth: &OAuth{}}, DefaultMaxSessions / 10, maxIndexedTasks / 10},
+		{"OAuth, small gateway", Options{OAuth: &OAuth{}, MaxSessions: 5}, 1, maxIndexedTasks / 10},
+		{"set", Options{Tokens: []string{"t", "u"}, MaxSessions: 100, MaxSessionsPerPrincipal: 70}, 70, maxIndexedTasks / 10},
 	} {
 		s := &Server{opts: tc.opts}
-		if got := s.maxSessionsPerPrincipal(); got != tc.want {
-			t.Errorf("%s: %d sessions per principal, want %d", tc.name, got, tc.want)
+		if got := s.maxSessionsPerPrincipal(); got != tc.sessions {
+			t.Errorf("%s: %d sessions per principal, want %d", tc.name, got, tc.sessions)
+		}
+		if got := s.taskShare(); got != tc.tasks {
+			t.Errorf("%s: %d tasks per principal, want %d", tc.name, got, tc.tasks)
 		}
 	}
 }

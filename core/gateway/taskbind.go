@@ -26,8 +26,8 @@ var errTooManyTasks = errors.New("too many tasks")
 // issues the id the client will know it by.
 func (s *Server) createTask(ctx context.Context, se *session, args json.RawMessage, ttlMs *int64, caps *protov1.PeerCapabilities) (string, protov1.Task, error) {
 	who := se.owner
-	if !s.taskIndex.reserve(who) {
-		s.log.Warn("task refused: per-principal task limit reached", "limit", maxTasksPerPrincipal,
+	if !s.taskIndex.reserve(who, s.taskShare()) {
+		s.log.Warn("task refused: per-principal task limit reached", "limit", s.taskShare(),
 			"issuer", who.Issuer, "subject", who.Subject, "client", who.Client)
 		return "", protov1.Task{}, errTooManyTasks
 	}
@@ -53,11 +53,21 @@ func (s *Server) createTask(ctx context.Context, se *session, args json.RawMessa
 	return id, t, nil
 }
 
+// taskShare is how many tasks one principal may hold in the plugins
+// through this process: all the index keeps when every client is the same
+// principal (a lower cap would only lower the total), else a tenth of it.
+func (s *Server) taskShare() int {
+	if s.onePrincipal() {
+		return maxIndexedTasks
+	}
+	return maxTasksPerPrincipal
+}
+
 // tooManyTasks is the refusal of errTooManyTasks.
-func tooManyTasks(env *envelope) rpcResponse {
+func (s *Server) tooManyTasks(env *envelope) rpcResponse {
 	return errorResponse(env.ID, codeInternalError, fmt.Sprintf(
 		"tools/call of %s as a task: too many tasks of yours: the plugins already keep %d tasks this principal created through this gateway, "+
-			"its limit per principal; wait until some of them expire (each is kept for its ttl), or call without a task", env.params.Name, maxTasksPerPrincipal))
+			"its limit per principal; wait until some of them expire (each is kept for its ttl), or call without a task", env.params.Name, s.taskShare()))
 }
 
 // unknownTask is the answer to a task id that reaches no task of the caller's.

@@ -111,7 +111,10 @@ func TestTaskIDNeverReachesAReplacedTask(t *testing.T) {
 // place back.
 func TestTasksCappedPerPrincipal(t *testing.T) {
 	plugins := &memTasks{tasks: map[string]protov1.Task{}}
-	f := newFixture(t, func(o *Options) { o.Tasks = &Tasks{Tool: "echo", Runner: plugins} })
+	f := newFixture(t, func(o *Options) {
+		o.Tokens = []string{"t0", "t1"}
+		o.Tasks = &Tasks{Tool: "echo", Runner: plugins}
+	})
 	alice, bob := Principal{Issuer: "token", Subject: "0"}, Principal{Issuer: "token", Subject: "1"}
 	serve := func(who Principal, msg string) rpcResponse {
 		t.Helper()

@@ -140,7 +140,7 @@ func (s *Server) startExtTask(ctx context.Context, se *session, env *envelope) (
 	id, t, err := s.createTask(ctx, se, env.params.Arguments, nil, &caps)
 	switch {
 	case errors.Is(err, errTooManyTasks):
-		return tooManyTasks(env), true
+		return s.tooManyTasks(env), true
 	case errors.Is(err, protov1.ErrNoTask), errors.Is(err, protov1.ErrInvalidArgument):
 		// The ordinary call answers, and words a bad call as it always does.
 		return rpcResponse{}, false

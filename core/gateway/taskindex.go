@@ -34,11 +34,12 @@ type indexedTask struct {
 const maxIndexedTasks = 10000
 
 // maxTasksPerPrincipal is one principal's share of the tasks this process
-// created that the plugins still hold: past it, a new task of theirs is
-// refused until one of theirs expires or is gone, so that no principal
-// fills the plugins (nor the index, whose entries the others would lose
-// from tasks/list, and their status notices and requests with them).
-const maxTasksPerPrincipal = maxIndexedTasks / 10
+// created that the plugins still hold, when several principals can
+// connect: past it, a new task of theirs is refused until one of theirs
+// expires or is gone, so that no principal fills the plugins (nor the
+// index, whose entries the others would lose from tasks/list, and their
+// status notices and requests with them).
+const maxTasksPerPrincipal = maxIndexedTasks / principalShare
 
 func (ix *taskIndex) init() {
 	if ix.tasks == nil {
@@ -48,14 +49,14 @@ func (ix *taskIndex) init() {
 }
 
 // reserve takes a place for a task who is about to create; false when who
-// holds its share already. add or unreserve gives it back.
-func (ix *taskIndex) reserve(who Principal) bool {
+// holds share tasks already. add or unreserve gives it back.
+func (ix *taskIndex) reserve(who Principal, share int) bool {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	ix.init()
-	if ix.held[who]+ix.pending[who] >= maxTasksPerPrincipal {
+	if ix.held[who]+ix.pending[who] >= share {
 		ix.dropExpired(time.Now(), func(t indexedTask) bool { return t.owner == who })
-		if ix.held[who]+ix.pending[who] >= maxTasksPerPrincipal {
+		if ix.held[who]+ix.pending[who] >= share {
 			return false
 		}
 	}

@@ -112,7 +112,7 @@ func (s *Server) startTask(ctx context.Context, se *session, env *envelope) rpcR
 	id, t, err := s.createTask(ctx, se, env.params.Arguments, tp.TTL, &caps)
 	switch {
 	case errors.Is(err, errTooManyTasks):
-		return tooManyTasks(env)
+		return s.tooManyTasks(env)
 	case err != nil:
 		return s.taskFailure(env, fmt.Sprintf("tools/call of %s as a task", env.params.Name), err)
 	}
