@@ -37,18 +37,20 @@ type listenSpec struct {
 	SessionKey     *string    `hcl:"session_key,optional"`
 	SessionKeyRng  hcl.Range  `hcl:"session_key,attr_value_range"`
 
-	MaxConnections          *int      `hcl:"max_connections,optional"`
-	MaxConnectionsRange     hcl.Range `hcl:"max_connections,attr_value_range"`
-	ReadTimeout             *string   `hcl:"read_timeout,optional"`
-	ReadTimeoutRange        hcl.Range `hcl:"read_timeout,attr_value_range"`
-	IdleTimeout             *string   `hcl:"idle_timeout,optional"`
-	IdleTimeoutRange        hcl.Range `hcl:"idle_timeout,attr_value_range"`
-	MaxSessions             *int      `hcl:"max_sessions,optional"`
-	MaxSessionsRange        hcl.Range `hcl:"max_sessions,attr_value_range"`
-	SessionIdleTimeout      *string   `hcl:"session_idle_timeout,optional"`
-	SessionIdleTimeoutRange hcl.Range `hcl:"session_idle_timeout,attr_value_range"`
-	SessionMaxAge           *string   `hcl:"session_max_age,optional"`
-	SessionMaxAgeRange      hcl.Range `hcl:"session_max_age,attr_value_range"`
+	MaxConnections               *int      `hcl:"max_connections,optional"`
+	MaxConnectionsRange          hcl.Range `hcl:"max_connections,attr_value_range"`
+	ReadTimeout                  *string   `hcl:"read_timeout,optional"`
+	ReadTimeoutRange             hcl.Range `hcl:"read_timeout,attr_value_range"`
+	IdleTimeout                  *string   `hcl:"idle_timeout,optional"`
+	IdleTimeoutRange             hcl.Range `hcl:"idle_timeout,attr_value_range"`
+	MaxSessions                  *int      `hcl:"max_sessions,optional"`
+	MaxSessionsRange             hcl.Range `hcl:"max_sessions,attr_value_range"`
+	MaxSessionsPerPrincipal      *int      `hcl:"max_sessions_per_principal,optional"`
+	MaxSessionsPerPrincipalRange hcl.Range `hcl:"max_sessions_per_principal,attr_value_range"`
+	SessionIdleTimeout           *string   `hcl:"session_idle_timeout,optional"`
+	SessionIdleTimeoutRange      hcl.Range `hcl:"session_idle_timeout,attr_value_range"`
+	SessionMaxAge                *string   `hcl:"session_max_age,optional"`
+	SessionMaxAgeRange           hcl.Range `hcl:"session_max_age,attr_value_range"`
 }
 
 type gatewaySpec struct {

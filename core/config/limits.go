@@ -10,12 +10,16 @@ import (
 // Limits are the HTTP front's defences against clients that hold resources:
 // connections, slow requests and sessions.
 type Limits struct {
-	MaxConnections     int           // open connections; at the cap the longest-idle one is closed for a newcomer
-	ReadTimeout        time.Duration // reading one request, body included
-	IdleTimeout        time.Duration // a keep-alive connection without a request
-	MaxSessions        int           // MCP sessions held at once; initialize over it gets an error
-	SessionIdleTimeout time.Duration // a session without a request ends
-	SessionMaxAge      time.Duration // a sealed session ends, deleted or not, on every replica
+	MaxConnections int           // open connections; at the cap the longest-idle one is closed for a newcomer
+	ReadTimeout    time.Duration // reading one request, body included
+	IdleTimeout    time.Duration // a keep-alive connection without a request
+	MaxSessions    int           // MCP sessions held at once; initialize over it gets an error
+	// MaxSessionsPerPrincipal: sessions one principal holds at once; 0 lets
+	// the gateway choose (MaxSessions when only one principal can connect,
+	// else a tenth of it).
+	MaxSessionsPerPrincipal int
+	SessionIdleTimeout      time.Duration // a session without a request ends
+	SessionMaxAge           time.Duration // a sealed session ends, deleted or not, on every replica
 }
 
 // Defaults of the limits and of audit log rotation.
@@ -47,6 +51,11 @@ func (d *decoder) limits(l *Listen, s *listenSpec) {
 	d.duration(&l.ReadTimeout, "read_timeout", s.ReadTimeout, s.ReadTimeoutRange, true)
 	d.duration(&l.IdleTimeout, "idle_timeout", s.IdleTimeout, s.IdleTimeoutRange, true)
 	d.count(&l.MaxSessions, "max_sessions", s.MaxSessions, s.MaxSessionsRange, 1)
+	d.count(&l.MaxSessionsPerPrincipal, "max_sessions_per_principal", s.MaxSessionsPerPrincipal, s.MaxSessionsPerPrincipalRange, 1)
+	if l.MaxSessionsPerPrincipal > l.MaxSessions {
+		d.problem(s.MaxSessionsPerPrincipalRange, fmt.Sprintf("max_sessions_per_principal %d is more than max_sessions (%d); one principal cannot hold more sessions than the gateway does: lower it, or raise max_sessions",
+			l.MaxSessionsPerPrincipal, l.MaxSessions))
+	}
 	d.duration(&l.SessionIdleTimeout, "session_idle_timeout", s.SessionIdleTimeout, s.SessionIdleTimeoutRange, true)
 	d.duration(&l.SessionMaxAge, "session_max_age", s.SessionMaxAge, s.SessionMaxAgeRange, true)
 }

@@ -19,6 +19,7 @@ func TestLimitsAndAuditRotation(t *testing.T) {
   read_timeout         = "5s"
   idle_timeout         = "30s"
   max_sessions         = 100
+  max_sessions_per_principal = 20
   session_idle_timeout = "10m"
   oauth {
     issuer             = "https://auth.example.com"
@@ -36,7 +37,7 @@ gateway {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Limits{MaxConnections: 64, ReadTimeout: 5 * time.Second, IdleTimeout: 30 * time.Second, MaxSessions: 100, SessionIdleTimeout: 10 * time.Minute, SessionMaxAge: DefaultSessionMaxAge}
+	want := Limits{MaxConnections: 64, ReadTimeout: 5 * time.Second, IdleTimeout: 30 * time.Second, MaxSessions: 100, MaxSessionsPerPrincipal: 20, SessionIdleTimeout: 10 * time.Minute, SessionMaxAge: DefaultSessionMaxAge}
 	if c.Listen.Limits != want {
 		t.Errorf("limits %+v, want %+v", c.Listen.Limits, want)
 	}
@@ -48,12 +49,15 @@ gateway {
 	}
 
 	for src, wantErr := range map[string]string{
-		"listen {\n  max_connections = 0\n}\n":           "t.hcl:2:21: max_connections must be at least 1, not 0",
-		"listen {\n  read_timeout = \"soon\"\n}\n":       `t.hcl:2:18: invalid duration "soon" for read_timeout`,
-		"listen {\n  max_sessions = -1\n}\n":             "t.hcl:2:18: max_sessions must be at least 1, not -1",
-		"gateway {\n  audit_log_max_size = 10\n}\n":      "t.hcl:2:24: audit_log_max_size 10 is too small",
-		"gateway {\n  audit_log_keep = 0\n}\n":           "t.hcl:2:20: audit_log_keep must be at least 1, not 0",
-		"listen {\n  session_idle_timeout = \"0s\"\n}\n": "t.hcl:2:26: session_idle_timeout must be greater than zero",
+		"listen {\n  max_connections = 0\n}\n":                                  "t.hcl:2:21: max_connections must be at least 1, not 0",
+		"listen {\n  read_timeout = \"soon\"\n}\n":                              `t.hcl:2:18: invalid duration "soon" for read_timeout`,
+		"listen {\n  max_sessions = -1\n}\n":                                    "t.hcl:2:18: max_sessions must be at least 1, not -1",
+		"listen {\n  max_sessions_per_principal = 0\n}\n":                       "t.hcl:2:32: max_sessions_per_principal must be at least 1, not 0",
+		"listen {\n  max_sessions = 50\n  max_sessions_per_principal = 60\n}\n": "t.hcl:3:32: max_sessions_per_principal 60 is more than max_sessions (50)",
+		"listen {\n  max_sessions_per_principal = 10001\n}\n":                   "t.hcl:2:32: max_sessions_per_principal 10001 is more than max_sessions (10000)",
+		"gateway {\n  audit_log_max_size = 10\n}\n":                             "t.hcl:2:24: audit_log_max_size 10 is too small",
+		"gateway {\n  audit_log_keep = 0\n}\n":                                  "t.hcl:2:20: audit_log_keep must be at least 1, not 0",
+		"listen {\n  session_idle_timeout = \"0s\"\n}\n":                        "t.hcl:2:26: session_idle_timeout must be greater than zero",
 	} {
 		_, err := Parse([]byte(src), "t.hcl")
 		if err == nil || !strings.Contains(err.Error(), wantErr) {

@@ -29,15 +29,6 @@ func (s *Server) sessionIdleTimeout() time.Duration {
 	return DefaultSessionIdleTimeout
 }
 
-// reserve takes a place for a new session, or reports that none is left.
-func (t *httpTransport) reserve() bool {
-	if t.count.Add(1) > int64(t.srv.maxSessions()) {
-		t.count.Add(-1)
-		return false
-	}
-	return true
-}
-
 // expireIdle ends, on a timer, the sessions that sent no request for the
 // idle timeout. An open listening stream does not keep a session alive: it
 // ends itself after half the timeout, and a client still there reconnects,

@@ -59,10 +59,10 @@ func (s *Server) front(stop <-chan struct{}) (*httpTransport, http.Handler) {
 type httpTransport struct {
 	srv  *Server
 	stop <-chan struct{}
-	// owned are the sessions this front created, ended with it; count is
-	// how many, so that initialize checks the cap without a scan.
+	// owned are the sessions this front created, ended with it; held
+	// counts them, so that initialize checks the caps without a scan.
 	owned sync.Map
-	count atomic.Int64
+	held  sessionCount
 	// deleted holds the handles of sealed sessions deleted here, until they
 	// expire; rebuildMu makes one session of concurrent first requests.
 	deleted      sync.Map
@@ -175,11 +175,9 @@ func (t *httpTransport) statelessNotice(w http.ResponseWriter, r *http.Request, 
 
 func (t *httpTransport) initialize(w http.ResponseWriter, r *http.Request, body []byte, env *envelope) {
 	s := t.srv
-	if !t.reserve() {
-		s.log.Warn("initialize refused: session limit reached", "limit", s.maxSessions(), "remote", r.RemoteAddr)
-		w.Header().Set("Retry-After", "60")
-		writeJSON(w, http.StatusServiceUnavailable, errorResponse(env.ID, codeInternalError, fmt.Sprintf(
-			"too many sessions: the gateway already holds its limit of %d (listen.max_sessions); end unused sessions with DELETE or retry later", s.maxSessions())))
+	who := credentialFrom(r.Context()).who
+	if err := t.reserve(who); err != nil {
+		t.refuseSession(w, r, env.ID, who, err, false)
 		return
 	}
 	var (
@@ -192,7 +190,7 @@ func (t *httpTransport) initialize(w http.ResponseWriter, r *http.Request, body 
 		se, err = s.newSession(r.Context())
 	}
 	if err != nil {
-		t.count.Add(-1)
+		t.release(who)
 		writeJSON(w, http.StatusServiceUnavailable, errorResponse(env.ID, codeInternalError, err.Error()))
 		return
 	}
@@ -226,11 +224,8 @@ func (t *httpTransport) session(w http.ResponseWriter, r *http.Request, env *env
 	}
 	why := errNoSession
 	if !ok && t.srv.sealer != nil {
-		if se, why = t.rebuild(r.Context(), sid); errors.Is(why, errSessionsFull) {
-			t.srv.log.Warn("session refused: session limit reached", "limit", t.srv.maxSessions(), "remote", r.RemoteAddr)
-			w.Header().Set("Retry-After", "60")
-			writeJSON(w, http.StatusServiceUnavailable, errorResponse(id, codeInternalError, fmt.Sprintf(
-				"too many sessions: this gateway already holds its limit of %d (listen.max_sessions); retry later", t.srv.maxSessions())))
+		if se, why = t.rebuild(r.Context(), sid); errors.Is(why, errSessionsFull) || errors.Is(why, errPrincipalSessionsFull) {
+			t.refuseSession(w, r, id, credentialFrom(r.Context()).who, why, true)
 			return nil, false
 		}
 		ok = why == nil
@@ -329,7 +324,7 @@ func (t *httpTransport) delete(w http.ResponseWriter, r *http.Request) {
 
 func (t *httpTransport) drop(se *session) {
 	if _, loaded := t.owned.LoadAndDelete(se.id); loaded {
-		t.count.Add(-1)
+		t.release(se.owner)
 	}
 	t.srv.dropSession(se)
 }
@@ -340,80 +335,6 @@ func (t *httpTransport) dropAll() {
 		t.drop(v.(*session))
 		return true
 	})
-}
-
-// postStream answers one POST: plain JSON, or an event stream as soon as the
-// request sends something before its response.
-type postStream struct {
-	mu   sync.Mutex
-	w    http.ResponseWriter
-	rc   *http.ResponseController
-	sse  bool
-	done bool
-	err  error // the write that failed: the stream is lost
-}
-
-var errStreamDone = errors.New("request already answered")
-
-func (p *postStream) send(msg any) error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.done {
-		return errStreamDone
-	}
-	if p.err != nil {
-		return p.err
-	}
-	if !p.sse {
-		p.w.Header().Set("Content-Type", "text/event-stream")
-		p.w.Header().Set("Cache-Control", "no-cache")
-		p.w.WriteHeader(http.StatusOK)
-		p.sse = true
-	}
-	_ = p.rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
-	err := writeEvent(p.w, msg)
-	if err == nil {
-		err = p.rc.Flush()
-	}
-	p.err = err
-	return err
-}
-
-// finish writes the response, with status when it is plain JSON. A
-// cancelled call gets none, as MCP asks: the stream just ends, or the POST
-// is acknowledged with 202.
-func (p *postStream) finish(resp any, cancelled bool, status int) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.done = true
-	switch {
-	case resp == nil || cancelled:
-		if !p.sse {
-			p.w.WriteHeader(http.StatusAccepted)
-		}
-	case p.sse:
-		if p.err == nil {
-			_ = p.rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
-			if writeEvent(p.w, resp) == nil {
-				_ = p.rc.Flush()
-			}
-		}
-	default:
-		writeJSON(p.w, status, resp)
-	}
-	if p.sse {
-		// The connection may serve another request: not under this deadline.
-		_ = p.rc.SetWriteDeadline(time.Time{})
-	}
-}
-
-func writeEvent(w io.Writer, msg any) error {
-	b, err := encodeMessage(msg)
-	if err != nil {
-		return fmt.Errorf("encode event: %w", err)
-	}
-	_, err = fmt.Fprintf(w, "event: message\ndata: %s\n\n", b)
-	return err
 }
 
 func writeJSON(w http.ResponseWriter, status int, msg any) {

@@ -17,9 +17,6 @@ var errNoSession = errors.New("no such session")
 // errSessionDeleted refuses its owner a sealed session deleted here.
 var errSessionDeleted = errors.New("session deleted")
 
-// errSessionsFull refuses to rebuild a session on a replica at MaxSessions.
-var errSessionsFull = errors.New("session limit reached")
-
 // rebuild serves the first request this replica sees of a session sealed
 // by any replica holding the same key: the session is made from its id,
 // owned by the principal sealed in it, and kept like one opened here.
@@ -45,15 +42,15 @@ func (t *httpTransport) rebuild(ctx context.Context, id string) (*session, error
 	if se, ok := s.lookupSession(id); ok {
 		return se, nil
 	}
-	if !t.reserve() {
-		return nil, errSessionsFull
+	if err := t.reserve(st.principal()); err != nil {
+		return nil, err
 	}
 	se, err := s.sessionFromState(id, st)
 	if err == nil {
 		err = s.register(ctx, se)
 	}
 	if err != nil {
-		t.count.Add(-1)
+		t.release(st.principal())
 		return nil, err
 	}
 	se.Initialize()

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -96,40 +95,40 @@ func (s *Server) serveTaskExt(ctx context.Context, se *session, env *envelope) (
 	if err := json.Unmarshal(env.Params, &p); err != nil || p.TaskID == "" {
 		return errorResponse(env.ID, codeInvalidParams, fmt.Sprintf("%s: params.taskId is required (the taskId of a task result)", env.Method)), true
 	}
-	who := se.owner
-	ref, found := s.decodeTaskID(who, p.TaskID)
-	if !found {
-		return errorResponse(env.ID, codeInvalidParams, fmt.Sprintf("%s: unknown task %s: no task of yours has this id", env.Method, quoteTaskID(p.TaskID))), true
+	h, t, err := s.resolveTask(ctx, se.owner, p.TaskID)
+	if errors.Is(err, errUnknownTask) {
+		return unknownTask(env, p.TaskID), true
 	}
 	runner := s.opts.Tasks.Runner
-	var err error
 	var result map[string]any
-	switch mcp.MCPMethod(env.Method) {
-	case mcp.MethodTasksGet:
-		result, err = s.detailedTask(ctx, ref, p.TaskID)
-	case methodTasksUpdate:
-		if p.InputResponses == nil {
-			return errorResponse(env.ID, codeInvalidParams, "tasks/update: params.inputResponses is required (answers keyed like the task's inputRequests)"), true
-		}
-		s.taskInputs.answer(ctx, runner, ref, p.InputResponses, s.log.Warn)
-		s.taskWatchers.changed(ref)
-		result = map[string]any{}
-	case mcp.MethodTasksCancel:
-		if _, err = runner.CancelTask(ctx, ref.Plugin, ref.ID); err != nil {
+	if err == nil {
+		switch mcp.MCPMethod(env.Method) {
+		case mcp.MethodTasksGet:
+			result, err = s.detailedTask(ctx, h.taskRef, p.TaskID, t)
+		case methodTasksUpdate:
+			if p.InputResponses == nil {
+				return errorResponse(env.ID, codeInvalidParams, "tasks/update: params.inputResponses is required (answers keyed like the task's inputRequests)"), true
+			}
+			s.taskInputs.answer(ctx, runner, h.taskRef, p.InputResponses, s.log.Warn)
+			s.taskWatchers.changed(h.taskRef)
+			result = map[string]any{}
+		case mcp.MethodTasksCancel:
 			// A task that has already ended is acknowledged: cancelling is
 			// cooperative, and it simply ended otherwise.
-			if t, gerr := runner.GetTask(ctx, ref.Plugin, ref.ID); gerr == nil && terminal(t.Status) {
-				err = nil
+			if _, err = runner.CancelTask(ctx, h.Plugin, h.ID); err != nil {
+				if now, gerr := s.currentTask(ctx, p.TaskID, h); gerr == nil && terminal(now.Status) {
+					err = nil
+				}
 			}
+			result = map[string]any{}
 		}
-		result = map[string]any{}
 	}
 	if err != nil {
 		if errors.Is(err, protov1.ErrNotFound) {
 			s.taskIndex.drop(p.TaskID)
-			s.taskInputs.forget(ref)
+			s.taskInputs.forget(h.taskRef)
 		}
-		return s.taskFailure(env, fmt.Sprintf("%s: task %q of plugin %q", env.Method, p.TaskID, ref.Plugin), err), true
+		return s.taskFailure(env, fmt.Sprintf("%s: task %q of plugin %q", env.Method, p.TaskID, h.Plugin), err), true
 	}
 	return s.taskAnswer(env, result), true
 }
@@ -137,39 +136,28 @@ func (s *Server) serveTaskExt(ctx context.Context, se *session, env *envelope) (
 // startExtTask runs a call_tool as a task for a client of the extension;
 // a tool that does not run as one is called as usual (ok false).
 func (s *Server) startExtTask(ctx context.Context, se *session, env *envelope) (rpcResponse, bool) {
-	who := se.owner
 	caps := requestPeerCaps(env)
-	plugin, t, err := s.opts.Tasks.Runner.StartTask(ctx, env.params.Arguments, nil, &caps)
+	id, t, err := s.createTask(ctx, se, env.params.Arguments, nil, &caps)
 	switch {
+	case errors.Is(err, errTooManyTasks):
+		return s.tooManyTasks(env), true
 	case errors.Is(err, protov1.ErrNoTask), errors.Is(err, protov1.ErrInvalidArgument):
 		// The ordinary call answers, and words a bad call as it always does.
 		return rpcResponse{}, false
 	case err != nil:
 		return s.taskFailure(env, fmt.Sprintf("tools/call of %s as a task", env.params.Name), err), true
 	}
-	ref := taskRef{Plugin: plugin, ID: t.ID}
-	id := s.encodeTaskID(who, ref)
-	entry := indexedTask{owner: who, ref: ref}
-	if t.TTLMs != nil {
-		entry.expires = time.Now().Add(time.Duration(*t.TTLMs) * time.Millisecond)
-	}
-	s.taskIndex.add(id, entry)
-	s.log.Debug("task created", "plugin", plugin, "task", t.ID, "extension", TasksExtension)
 	out := extTaskJSON(id, t)
 	out["resultType"] = "task"
 	out["_meta"] = map[string]any{mcp.MetaKeyServerInfo: mcp.Implementation{Name: s.opts.Name, Version: s.opts.Version}}
 	return rpcResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: env.ID, Result: out}, true
 }
 
-// detailedTask is the task as tasks/get of the extension writes it: with the
+// detailedTask is task t as tasks/get of the extension writes it: with the
 // backend's pending requests while it waits for them, its result once
 // completed, its error once failed.
-func (s *Server) detailedTask(ctx context.Context, ref taskRef, id string) (map[string]any, error) {
+func (s *Server) detailedTask(ctx context.Context, ref taskRef, id string, t protov1.Task) (map[string]any, error) {
 	runner := s.opts.Tasks.Runner
-	t, err := runner.GetTask(ctx, ref.Plugin, ref.ID)
-	if err != nil {
-		return nil, err
-	}
 	if asked := s.taskInputs.pending(ref); len(asked) > 0 && !terminal(t.Status) {
 		t.Status = protov1.TaskInputRequired
 		out := extTaskJSON(id, t)

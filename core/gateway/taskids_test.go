@@ -18,19 +18,31 @@ func TestTaskIDRoutesOnlyForItsPrincipal(t *testing.T) {
 	s := taskServer(t, strings.Repeat("k", 32))
 	alice := Principal{Issuer: "token", Subject: "0"}
 	bob := Principal{Issuer: "token", Subject: "1"}
-	ref := taskRef{Plugin: "everything", ID: "4f0c-..:./weird id"}
-	id := s.encodeTaskID(alice, ref)
+	h, err := newTaskHandle(taskRef{Plugin: "everything", ID: "4f0c-..:./weird id"}, "2026-01-01T00:00:00.123Z")
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := s.encodeTaskID(alice, h)
 
-	if got, ok := s.decodeTaskID(alice, id); !ok || got != ref {
-		t.Fatalf("decode for the creator = %+v, %v; want %+v", got, ok, ref)
+	if got, ok := s.decodeTaskID(alice, id); !ok || got != h {
+		t.Fatalf("decode for the creator = %+v, %v; want %+v", got, ok, h)
+	}
+	again, err := newTaskHandle(h.taskRef, h.Created)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.encodeTaskID(alice, again) == id {
+		t.Error("two creations of one plugin task at one time got the same id")
 	}
 	other := taskServer(t, strings.Repeat("x", 32))
-	for name, decode := range map[string]func() (taskRef, bool){
-		"another principal":     func() (taskRef, bool) { return s.decodeTaskID(bob, id) },
-		"the anonymous caller":  func() (taskRef, bool) { return s.decodeTaskID(Principal{}, id) },
-		"another key":           func() (taskRef, bool) { return other.decodeTaskID(alice, id) },
-		"another plugin's name": func() (taskRef, bool) { return s.decodeTaskID(alice, swapPart(id, 0, "aGVsbG8")) },
-		"another task's id":     func() (taskRef, bool) { return s.decodeTaskID(alice, swapPart(id, 1, "eA")) },
+	for name, decode := range map[string]func() (taskHandle, bool){
+		"another principal":     func() (taskHandle, bool) { return s.decodeTaskID(bob, id) },
+		"the anonymous caller":  func() (taskHandle, bool) { return s.decodeTaskID(Principal{}, id) },
+		"another key":           func() (taskHandle, bool) { return other.decodeTaskID(alice, id) },
+		"another plugin's name": func() (taskHandle, bool) { return s.decodeTaskID(alice, swapPart(id, 0, "aGVsbG8")) },
+		"another task's id":     func() (taskHandle, bool) { return s.decodeTaskID(alice, swapPart(id, 1, "eA")) },
+		"another creation time": func() (taskHandle, bool) { return s.decodeTaskID(alice, swapPart(id, 2, "eA")) },
+		"another nonce":         func() (taskHandle, bool) { return s.decodeTaskID(alice, swapPart(id, 3, "eA")) },
 	} {
 		if got, ok := decode(); ok {
 			t.Errorf("%s: decoded to %+v; want refused", name, got)
@@ -47,7 +59,7 @@ func swapPart(id string, i int, with string) string {
 
 func TestTaskIDRefusesMalformed(t *testing.T) {
 	s := taskServer(t, strings.Repeat("k", 32))
-	for _, id := range []string{"", "tg1.", "tg1...", "tg1.a.b", "tg1.a.b.c.d", "tg2.ZQ.ZQ.ZQ", "tg1.!!.ZQ.ZQ", "plain-task-id"} {
+	for _, id := range []string{"", "tg2.", "tg2.....", "tg2.a.b.c.d", "tg2.a.b.c.d.e.f", "tg1.ZQ.ZQ.ZQ", "tg2.!!.ZQ.ZQ.ZQ.ZQ", "plain-task-id"} {
 		if got, ok := s.decodeTaskID(Principal{}, id); ok {
 			t.Errorf("decodeTaskID(%q) = %+v; want refused", id, got)
 		}
@@ -56,13 +68,13 @@ func TestTaskIDRefusesMalformed(t *testing.T) {
 
 func FuzzDecodeTaskID(f *testing.F) {
 	s := &Server{stateKeys: [][]byte{[]byte(strings.Repeat("k", 32))}}
-	f.Add(s.encodeTaskID(Principal{}, taskRef{Plugin: "p", ID: "t"}))
-	f.Add("tg1.a.b.c")
+	f.Add(s.encodeTaskID(Principal{}, taskHandle{taskRef: taskRef{Plugin: "p", ID: "t"}, Created: "c", Nonce: "n"}))
+	f.Add("tg2.a.b.c.d.e")
 	f.Add("")
 	f.Fuzz(func(t *testing.T, id string) {
-		ref, ok := s.decodeTaskID(Principal{}, id)
-		if ok && s.encodeTaskID(Principal{}, ref) != id {
-			t.Fatalf("%q decoded to %+v, which encodes differently", id, ref)
+		h, ok := s.decodeTaskID(Principal{}, id)
+		if ok && s.encodeTaskID(Principal{}, h) != id {
+			t.Fatalf("%q decoded to %+v, which encodes differently", id, h)
 		}
 	})
 }

@@ -7,20 +7,24 @@ import (
 )
 
 // taskIndex remembers the tasks this process created, by the id clients
-// see, so tasks/list can answer a principal with theirs. Routing never
-// needs it: any replica with the key serves get, result and cancel.
+// see, so tasks/list can answer a principal with theirs, and bounds the
+// tasks one principal holds in the plugins. Routing never needs it: any
+// replica with the key serves get, result and cancel.
 type taskIndex struct {
 	mu    sync.Mutex
 	tasks map[string]indexedTask
-	// byRef finds the id a plugin's task was given, for its status notices.
+	// byRef finds the id of the latest creation of a plugin's task, for its
+	// status notices and to tell an id issued before the plugin gave its
+	// task id again.
 	byRef map[taskRef]string
-	// held counts each principal's tasks.
-	held map[Principal]int
+	// held counts each principal's tasks; pending, those being created.
+	held    map[Principal]int
+	pending map[Principal]int
 }
 
 type indexedTask struct {
-	owner Principal
-	ref   taskRef
+	owner  Principal
+	handle taskHandle
 	// session created the task and hears of its status ("" for none).
 	session string
 	expires time.Time // zero: no ttl
@@ -29,42 +33,90 @@ type indexedTask struct {
 // maxIndexedTasks bounds the index, so a client cannot grow it without end.
 const maxIndexedTasks = 10000
 
-// maxTasksPerPrincipal is one principal's share of the index: past it, a
-// new task of theirs takes the place of one of their own, so that no
-// principal's tasks push another's out (who would lose them from
-// tasks/list, and their status notices and requests with them).
-const maxTasksPerPrincipal = maxIndexedTasks / 10
+// maxTasksPerPrincipal is one principal's share of the tasks this process
+// created that the plugins still hold, when several principals can
+// connect: past it, a new task of theirs is refused until one of theirs
+// expires or is gone, so that no principal fills the plugins (nor the
+// index, whose entries the others would lose from tasks/list, and their
+// status notices and requests with them).
+const maxTasksPerPrincipal = maxIndexedTasks / principalShare
 
+func (ix *taskIndex) init() {
+	if ix.tasks == nil {
+		ix.tasks, ix.byRef = map[string]indexedTask{}, map[taskRef]string{}
+		ix.held, ix.pending = map[Principal]int{}, map[Principal]int{}
+	}
+}
+
+// reserve takes a place for a task who is about to create; false when who
+// holds share tasks already. add or unreserve gives it back.
+func (ix *taskIndex) reserve(who Principal, share int) bool {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	ix.init()
+	if ix.held[who]+ix.pending[who] >= share {
+		ix.dropExpired(time.Now(), func(t indexedTask) bool { return t.owner == who })
+		if ix.held[who]+ix.pending[who] >= share {
+			return false
+		}
+	}
+	ix.pending[who]++
+	return true
+}
+
+// unreserve gives back a place reserve took for a task not made.
+func (ix *taskIndex) unreserve(who Principal) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	ix.release(who)
+}
+
+// release ends a reservation; the caller holds mu.
+func (ix *taskIndex) release(who Principal) {
+	if ix.pending[who]--; ix.pending[who] <= 0 {
+		delete(ix.pending, who)
+	}
+}
+
+// add records a task made in the place reserve took. An earlier creation
+// of the same plugin task is dropped: the plugin gave its id again, so
+// that task is gone and its id must reach nothing.
 func (ix *taskIndex) add(id string, t indexedTask) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	if ix.tasks == nil {
-		ix.tasks, ix.byRef, ix.held = map[string]indexedTask{}, map[taskRef]string{}, map[Principal]int{}
-	}
+	ix.init()
+	ix.release(t.owner)
 	ix.remove(id)
-	switch own := ix.held[t.owner]; {
-	case own >= maxTasksPerPrincipal, own > 0 && len(ix.tasks) >= maxIndexedTasks:
+	if older, ok := ix.byRef[t.handle.taskRef]; ok {
+		ix.remove(older)
+	}
+	switch {
+	case ix.held[t.owner] > 0 && len(ix.tasks) >= maxIndexedTasks:
 		ix.evict(time.Now(), func(o indexedTask) bool { return o.owner == t.owner })
 	case len(ix.tasks) >= maxIndexedTasks:
 		ix.evict(time.Now(), func(indexedTask) bool { return true })
 	}
 	ix.tasks[id] = t
-	ix.byRef[t.ref] = id
+	ix.byRef[t.handle.taskRef] = id
 	ix.held[t.owner]++
 }
 
 // remove drops id; the caller holds mu.
 func (ix *taskIndex) remove(id string) {
-	if t, ok := ix.tasks[id]; ok {
-		delete(ix.byRef, t.ref)
-		delete(ix.tasks, id)
-		if ix.held[t.owner]--; ix.held[t.owner] == 0 {
-			delete(ix.held, t.owner)
-		}
+	t, ok := ix.tasks[id]
+	if !ok {
+		return
+	}
+	if ix.byRef[t.handle.taskRef] == id {
+		delete(ix.byRef, t.handle.taskRef)
+	}
+	delete(ix.tasks, id)
+	if ix.held[t.owner]--; ix.held[t.owner] == 0 {
+		delete(ix.held, t.owner)
 	}
 }
 
-// find returns the id and entry of a plugin's task.
+// find returns the id and entry of the latest creation of a plugin's task.
 func (ix *taskIndex) find(ref taskRef) (string, indexedTask, bool) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
@@ -75,24 +127,42 @@ func (ix *taskIndex) find(ref taskRef) (string, indexedTask, bool) {
 	return id, ix.tasks[id], true
 }
 
-// evict drops the expired tasks, and if none of those it may drop had
-// expired, the one of them that expires first (one without a ttl before
-// any other).
-func (ix *taskIndex) evict(now time.Time, may func(indexedTask) bool) {
-	first, freed := "", false
+// superseded reports whether this process made the task h names again
+// since it issued id: the plugin gave the same task id to a later creation.
+func (ix *taskIndex) superseded(id string, h taskHandle) bool {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	latest, ok := ix.byRef[h.taskRef]
+	return ok && latest != id
+}
+
+// dropExpired drops the expired tasks; it reports whether any of them was
+// one may allows. The caller holds mu.
+func (ix *taskIndex) dropExpired(now time.Time, may func(indexedTask) bool) bool {
+	freed := false
 	for id, t := range ix.tasks {
 		if !t.expires.IsZero() && now.After(t.expires) {
 			freed = freed || may(t)
 			ix.remove(id)
-			continue
 		}
+	}
+	return freed
+}
+
+// evict drops the expired tasks, and if none of those it may drop had
+// expired, the one of them that expires first (one without a ttl before
+// any other).
+func (ix *taskIndex) evict(now time.Time, may func(indexedTask) bool) {
+	if ix.dropExpired(now, may) {
+		return
+	}
+	first := ""
+	for id, t := range ix.tasks {
 		if may(t) && (first == "" || t.expires.Before(ix.tasks[first].expires)) {
 			first = id
 		}
 	}
-	if !freed {
-		ix.remove(first)
-	}
+	ix.remove(first)
 }
 
 func (ix *taskIndex) drop(id string) {

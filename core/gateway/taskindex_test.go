@@ -6,30 +6,70 @@ import (
 	"time"
 )
 
-// TestTaskIndexKeepsOthersTasks: one principal creating tasks without end
-// makes room among its own, never by dropping another's, which would cost
-// that principal its tasks/list entries, status notices and the requests
-// its tasks ask.
-func TestTaskIndexKeepsOthersTasks(t *testing.T) {
+func indexed(who Principal, id string, expires time.Time) indexedTask {
+	return indexedTask{owner: who, handle: taskHandle{taskRef: taskRef{Plugin: "p", ID: id}}, expires: expires}
+}
+
+// TestTaskIndexCapsEachPrincipal: one principal creating tasks without end
+// is refused past its share, never making room by dropping another's, and
+// a place comes back once one of its tasks expires.
+func TestTaskIndexCapsEachPrincipal(t *testing.T) {
 	alice, bob := Principal{Issuer: "token", Subject: "0"}, Principal{Issuer: "token", Subject: "1"}
 	var ix taskIndex
 	now := time.Now()
-	bobs := taskRef{Plugin: "p", ID: "bob"}
-	ix.add("bob-task", indexedTask{owner: bob, ref: bobs, expires: now.Add(time.Hour)})
-	for i := range maxIndexedTasks {
-		ix.add(fmt.Sprintf("alice-%d", i), indexedTask{owner: alice, ref: taskRef{Plugin: "p", ID: fmt.Sprint(i)}, expires: now.Add(2 * time.Hour)})
+	if !ix.reserve(bob, maxTasksPerPrincipal) {
+		t.Fatal("bob's first task refused")
 	}
-	if _, _, ok := ix.find(bobs); !ok {
+	ix.add("bob-task", indexed(bob, "bob", now.Add(time.Hour)))
+	made := 0
+	for i := range maxIndexedTasks {
+		if !ix.reserve(alice, maxTasksPerPrincipal) {
+			break
+		}
+		ix.add(fmt.Sprintf("alice-%d", i), indexed(alice, fmt.Sprint(i), now.Add(2*time.Hour)))
+		made++
+	}
+	if made != maxTasksPerPrincipal {
+		t.Fatalf("alice made %d tasks, want her share %d", made, maxTasksPerPrincipal)
+	}
+	if _, _, ok := ix.find(taskRef{Plugin: "p", ID: "bob"}); !ok || len(ix.of(bob)) != 1 {
 		t.Fatal("bob's task was dropped to make room for alice's")
 	}
-	if got := ix.of(bob); len(got) != 1 {
-		t.Errorf("bob's tasks %v, want his one", got)
+	if !ix.reserve(bob, maxTasksPerPrincipal) {
+		t.Fatal("bob refused while alice holds her share")
 	}
-	if got := len(ix.of(alice)); got != maxTasksPerPrincipal {
-		t.Errorf("alice holds %d tasks in the index, want her share %d", got, maxTasksPerPrincipal)
+	ix.unreserve(bob)
+	// Her first task expires: its place is hers again.
+	first := ix.tasks["alice-0"]
+	first.expires = now.Add(-time.Second)
+	ix.tasks["alice-0"] = first
+	if !ix.reserve(alice, maxTasksPerPrincipal) {
+		t.Fatal("alice still refused after one of her tasks expired")
 	}
-	// The newest of hers are kept.
-	if _, _, ok := ix.find(taskRef{Plugin: "p", ID: fmt.Sprint(maxIndexedTasks - 1)}); !ok {
-		t.Error("alice's newest task was dropped")
+}
+
+// TestTaskIndexForgetsReplacedTasks: a plugin that gives a task id again
+// replaces the earlier creation, whose id is superseded.
+func TestTaskIndexForgetsReplacedTasks(t *testing.T) {
+	alice, bob := Principal{Issuer: "token", Subject: "0"}, Principal{Issuer: "token", Subject: "1"}
+	var ix taskIndex
+	old, newer := indexed(alice, "t1", time.Time{}), indexed(bob, "t1", time.Time{})
+	ix.reserve(alice, maxTasksPerPrincipal)
+	ix.add("alice-id", old)
+	ix.reserve(bob, maxTasksPerPrincipal)
+	ix.add("bob-id", newer)
+	if !ix.superseded("alice-id", old.handle) || ix.superseded("bob-id", newer.handle) {
+		t.Error("alice's id of the replaced task is not superseded, or bob's is")
+	}
+	if id, e, ok := ix.find(old.handle.taskRef); !ok || id != "bob-id" || e.owner != bob {
+		t.Errorf("the plugin's task t1 is indexed as %q of %+v, want bob's", id, e.owner)
+	}
+	if got := ix.of(alice); len(got) != 0 {
+		t.Errorf("alice still lists %v", got)
+	}
+	// Dropping the replaced id leaves the newer one.
+	ix.drop("alice-id")
+	if _, _, ok := ix.find(old.handle.taskRef); !ok {
+		t.Error("dropping alice's replaced id lost bob's task")
 	}
 }

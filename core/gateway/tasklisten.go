@@ -91,11 +91,13 @@ func (s *Server) listenTasks(ctx context.Context, se *session, env *envelope) (r
 		return errorResponse(env.ID, codeInvalidParams, fmt.Sprintf("subscriptions/listen: notifications.taskIds must be an array of task ids: %v", err)), true
 	}
 	agreed := []string{}
+	var handles []taskHandle
 	var refs []taskRef
 	for _, id := range ids {
-		if ref, ok := s.decodeTaskID(se.owner, id); ok && !slices.Contains(agreed, id) {
+		if h, ok := s.decodeTaskID(se.owner, id); ok && !slices.Contains(agreed, id) {
 			agreed = append(agreed, id)
-			refs = append(refs, ref)
+			handles = append(handles, h)
+			refs = append(refs, h.taskRef)
 		}
 	}
 	send := func(method string, params map[string]any) error {
@@ -122,12 +124,16 @@ func (s *Server) listenTasks(ctx context.Context, se *session, env *envelope) (r
 	status, sent := map[string]string{}, map[string]string{}
 	for open := len(refs) > 0; open; {
 		open = false
-		for i, ref := range refs {
+		for i, h := range handles {
 			id := agreed[i]
 			if terminal(status[id]) {
 				continue
 			}
-			t, err := s.detailedTask(ctx, ref, id)
+			now, err := s.currentTask(ctx, id, h)
+			var t map[string]any
+			if err == nil {
+				t, err = s.detailedTask(ctx, h.taskRef, id, now)
+			}
 			if err != nil {
 				// Gone, or unreadable: nothing more will be said of it.
 				status[id] = protov1.TaskCancelled

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -72,37 +71,34 @@ func (s *Server) serveTask(ctx context.Context, se *session, env *envelope) (res
 	if err := json.Unmarshal(env.Params, &p); err != nil || p.TaskID == "" {
 		return errorResponse(env.ID, codeInvalidParams, fmt.Sprintf("%s: params.taskId is required (a task id from a task-augmented tools/call)", env.Method)), true
 	}
-	ref, found := s.decodeTaskID(who, p.TaskID)
-	if !found {
-		return errorResponse(env.ID, codeInvalidParams, fmt.Sprintf("%s: unknown task %s: no task of yours has this id", env.Method, quoteTaskID(p.TaskID))), true
+	h, t, err := s.resolveTask(ctx, who, p.TaskID)
+	if errors.Is(err, errUnknownTask) {
+		return unknownTask(env, p.TaskID), true
 	}
 	var result any
-	var err error
-	switch mcp.MCPMethod(env.Method) {
-	case mcp.MethodTasksGet:
-		var t protov1.Task
-		t, err = tasks.Runner.GetTask(ctx, ref.Plugin, ref.ID)
-		result = taskJSON(p.TaskID, t)
-	case mcp.MethodTasksCancel:
-		var t protov1.Task
-		t, err = tasks.Runner.CancelTask(ctx, ref.Plugin, ref.ID)
-		result = taskJSON(p.TaskID, t)
-	case mcp.MethodTasksResult:
-		stop := s.forwardTaskInputs(ctx, se, p.TaskID, ref)
-		result, err = s.taskResult(ctx, tasks.Runner, ref, p.TaskID)
-		stop()
+	if err == nil {
+		switch mcp.MCPMethod(env.Method) {
+		case mcp.MethodTasksGet:
+			result = taskJSON(p.TaskID, t)
+		case mcp.MethodTasksCancel:
+			t, err = tasks.Runner.CancelTask(ctx, h.Plugin, h.ID)
+			result = taskJSON(p.TaskID, t)
+		case mcp.MethodTasksResult:
+			stop := s.forwardTaskInputs(ctx, se, p.TaskID, h.taskRef)
+			result, err = s.taskResult(ctx, tasks.Runner, h.taskRef, p.TaskID)
+			stop()
+		}
 	}
 	if err != nil {
 		if errors.Is(err, protov1.ErrNotFound) {
 			s.taskIndex.drop(p.TaskID)
 		}
-		return s.taskFailure(env, fmt.Sprintf("%s: task %q of plugin %q", env.Method, p.TaskID, ref.Plugin), err), true
+		return s.taskFailure(env, fmt.Sprintf("%s: task %q of plugin %q", env.Method, p.TaskID, h.Plugin), err), true
 	}
 	return s.taskAnswer(env, result), true
 }
 
 func (s *Server) startTask(ctx context.Context, se *session, env *envelope) rpcResponse {
-	who := se.owner
 	var tp struct {
 		TTL *int64 `json:"ttl"`
 	}
@@ -113,21 +109,13 @@ func (s *Server) startTask(ctx context.Context, se *session, env *envelope) rpcR
 		return errorResponse(env.ID, codeInvalidParams, fmt.Sprintf("tools/call of %s: params.task.ttl must not be negative; got %d", env.params.Name, *tp.TTL))
 	}
 	caps := peerCapabilities(se.GetClientCapabilities())
-	plugin, t, err := s.opts.Tasks.Runner.StartTask(ctx, env.params.Arguments, tp.TTL, &caps)
-	if err != nil {
+	id, t, err := s.createTask(ctx, se, env.params.Arguments, tp.TTL, &caps)
+	switch {
+	case errors.Is(err, errTooManyTasks):
+		return s.tooManyTasks(env)
+	case err != nil:
 		return s.taskFailure(env, fmt.Sprintf("tools/call of %s as a task", env.params.Name), err)
 	}
-	ref := taskRef{Plugin: plugin, ID: t.ID}
-	id := s.encodeTaskID(who, ref)
-	entry := indexedTask{owner: who, ref: ref}
-	if !se.perRequest {
-		entry.session = se.id
-	}
-	if t.TTLMs != nil {
-		entry.expires = time.Now().Add(time.Duration(*t.TTLMs) * time.Millisecond)
-	}
-	s.taskIndex.add(id, entry)
-	s.log.Debug("task created", "plugin", plugin, "task", t.ID)
 	return s.taskAnswer(env, map[string]any{"task": taskJSON(id, t)})
 }
 
@@ -136,9 +124,12 @@ func (s *Server) startTask(ctx context.Context, se *session, env *envelope) rpcR
 // 2026-07-28 listens that follow it (tasklisten.go). A task of another
 // process is polled instead.
 func (s *Server) TaskStatus(plugin string, t protov1.Task) {
-	s.taskWatchers.changed(taskRef{Plugin: plugin, ID: t.ID})
-	id, entry, ok := s.taskIndex.find(taskRef{Plugin: plugin, ID: t.ID})
-	if !ok || entry.session == "" {
+	ref := taskRef{Plugin: plugin, ID: t.ID}
+	s.taskWatchers.changed(ref)
+	id, entry, ok := s.taskIndex.find(ref)
+	// A task whose creation time is not the one its id was issued for is
+	// another task the plugin gave the same id: its owner is not told.
+	if !ok || entry.session == "" || t.CreatedAt != "" && t.CreatedAt != entry.handle.Created {
 		return
 	}
 	v, ok := s.sessions.Load(entry.session)
@@ -151,21 +142,19 @@ func (s *Server) TaskStatus(plugin string, t protov1.Task) {
 }
 
 // listTasks answers with the caller's tasks this process created that
-// their plugins still know.
+// their plugins still hold.
 func (s *Server) listTasks(ctx context.Context, who Principal) map[string]any {
 	out := []map[string]any{}
 	for _, id := range s.taskIndex.of(who) {
-		ref, ok := s.decodeTaskID(who, id)
-		if !ok {
-			continue
-		}
-		t, err := s.opts.Tasks.Runner.GetTask(ctx, ref.Plugin, ref.ID)
+		h, t, err := s.resolveTask(ctx, who, id)
 		switch {
+		case errors.Is(err, errUnknownTask):
+			continue
 		case errors.Is(err, protov1.ErrNotFound):
 			s.taskIndex.drop(id)
 			continue
 		case err != nil:
-			t = protov1.Task{Status: protov1.TaskFailed, StatusMessage: fmt.Sprintf("plugin %q cannot say: %v", ref.Plugin, err)}
+			t = protov1.Task{Status: protov1.TaskFailed, StatusMessage: fmt.Sprintf("plugin %q cannot say: %v", h.Plugin, err)}
 		}
 		out = append(out, taskJSON(id, t))
 	}

@@ -20,6 +20,8 @@ import (
 type memTasks struct {
 	mu    sync.Mutex
 	tasks map[string]protov1.Task
+	// stamp is the createdAt of new tasks ("" for a fixed one).
+	stamp string
 	// answers are what AnswerTaskInput was handed, by key.
 	answers map[string]json.RawMessage
 }
@@ -40,9 +42,21 @@ func (m *memTasks) AnswerTaskInput(_ context.Context, plugin, id, key string, re
 func (m *memTasks) StartTask(_ context.Context, args json.RawMessage, ttlMs *int64, _ *protov1.PeerCapabilities) (string, protov1.Task, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	t := protov1.Task{ID: fmt.Sprintf("t%d", len(m.tasks)+1), Status: protov1.TaskWorking, CreatedAt: "2026-01-01T00:00:00Z", LastUpdated: "2026-01-01T00:00:00Z", TTLMs: ttlMs}
+	stamp := m.stamp
+	if stamp == "" {
+		stamp = "2026-01-01T00:00:00Z"
+	}
+	t := protov1.Task{ID: fmt.Sprintf("t%d", len(m.tasks)+1), Status: protov1.TaskWorking, CreatedAt: stamp, LastUpdated: stamp, TTLMs: ttlMs}
 	m.tasks[t.ID] = t
 	return "mem", t, nil
+}
+
+// restart loses every task, as a plugin process that ends does, and
+// stamps the tasks made from now on with stamp: the ids start again.
+func (m *memTasks) restart(stamp string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.tasks, m.stamp = map[string]protov1.Task{}, stamp
 }
 
 func (m *memTasks) GetTask(_ context.Context, plugin, id string) (protov1.Task, error) {
@@ -294,8 +308,8 @@ func FuzzTaskExtension(f *testing.F) {
 		f.Fatal(err)
 	}
 	defer fx.srv.Close()
-	issued := fx.srv.encodeTaskID(Principal{}, taskRef{Plugin: "mem", ID: "t1"})
-	plugins.tasks["t1"] = protov1.Task{ID: "t1", Status: protov1.TaskWorking}
+	issued := fx.srv.encodeTaskID(Principal{}, taskHandle{taskRef: taskRef{Plugin: "mem", ID: "t1"}, Created: "c", Nonce: "n"})
+	plugins.tasks["t1"] = protov1.Task{ID: "t1", Status: protov1.TaskWorking, CreatedAt: "c"}
 	const ext = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}}`
 	for _, seed := range []struct{ method, params string }{
 		{"tasks/get", `"taskId":"` + issued + `"`},

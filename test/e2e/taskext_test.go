@@ -91,7 +91,7 @@ func TestTasksExtensionClient(t *testing.T) {
 	url := g.URL
 
 	run := runExtClient(t, url, "alice-secret", researchTool, `{"topic":"python","ambiguous":true}`, "settle")
-	if run.Error != "" || run.Kind != "task" || !strings.HasPrefix(run.TaskID, "tg1.") {
+	if run.Error != "" || run.Kind != "task" || !strings.HasPrefix(run.TaskID, "tg2.") {
 		t.Fatalf("the call did not become a gateway task: %+v", run)
 	}
 	if run.Outcome.Status != "completed" || run.Outcome.Result == nil || !strings.Contains(run.Outcome.Result.text(), "Research Report: python (snake)") {

@@ -38,7 +38,7 @@ func TestTasksThroughCallTool(t *testing.T) {
 
 	// The SDK's own flow: create, poll tasks/get until terminal, tasks/result.
 	first, last, raw := callTask(ctx, t, alice, map[string]any{"topic": "gateways"})
-	if first.Type != "taskCreated" || first.Task == nil || !strings.HasPrefix(first.Task.TaskID, "tg1.") {
+	if first.Type != "taskCreated" || first.Task == nil || !strings.HasPrefix(first.Task.TaskID, "tg2.") {
 		t.Fatalf("first message is not the created task with a gateway id: %s", raw)
 	}
 	if last.Type != "result" || last.Result == nil || last.Result.IsError || !strings.Contains(last.Result.text(), "gateways") {
@@ -100,7 +100,7 @@ func TestTasksThroughCallTool(t *testing.T) {
 
 	// Ids the gateway never issued, and one altered, are refused by name.
 	altered := done[:len(done)-2] + "AA"
-	for _, id := range []string{"no-such-task", "tg1.ZXZlcnl0aGluZw.eA.AAAA", altered} {
+	for _, id := range []string{"no-such-task", "tg2.ZXZlcnl0aGluZw.eA.MjAyNg.bm9uY2U.AAAA", altered} {
 		_, err := taskOp(ctx, alice, "get_task", id)
 		requireTaskError(t, err, "unknown task \""+id+"\"")
 	}
