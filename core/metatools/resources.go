@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/toolgate/toolgate/core/catalog"
+	"github.com/toolgate/toolgate/internal/clip"
 	"github.com/toolgate/toolgate/sdk/protov1"
 )
 
@@ -256,7 +257,7 @@ func (h *Handlers) AwaitOwner(ctx context.Context, name string) {
 // unknownPrompt answers a prompt name the catalog lacks, with the name
 // meant when there is one (catalog.PromptsMeant).
 func (h *Handlers) unknownPrompt(name string) *protov1.Result {
-	msg := fmt.Sprintf("unknown prompt %q", shown(name))
+	msg := fmt.Sprintf("unknown prompt %q", clip.Name(name))
 	if meant := h.Catalog.PromptsMeant(name); len(meant) > 0 {
 		msg += "; did you mean " + strings.Join(quoteAll(meant), " or ") + "?"
 	}
