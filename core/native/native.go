@@ -87,7 +87,7 @@ func (l *Library) GetPrompt(ctx context.Context, name string, args map[string]st
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("get prompt %s from plugin %q: %w", name, p.Plugin, err)
+		return nil, fmt.Errorf("get prompt %s from plugin %q: %w", name, p.Plugin, clip.Message(err))
 	}
 	return pr, nil
 }
@@ -138,7 +138,7 @@ func (l *Library) ReadResource(ctx context.Context, uri string) ([]protov1.Resou
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("read resource %s from plugin %q: %w", uri, plugin, err)
+		return nil, fmt.Errorf("read resource %s from plugin %q: %w", clip.Name(uri), plugin, clip.Message(err))
 	}
 	return out, nil
 }

@@ -14,9 +14,30 @@ import (
 // than this is no typo of one.
 const NameLimit = 200
 
+// MessageLimit bounds the message of a plugin (or of the server behind it)
+// an error passes on: enough for any useful explanation.
+const MessageLimit = 1000
+
 // Name is a name from a request as an error or a log line shows it:
 // Text(name, NameLimit).
 func Name(name string) string { return Text(name, NameLimit) }
+
+// Message is err with its text cut to MessageLimit bytes as Text cuts it;
+// it still matches what err matches (errors.Is, errors.As).
+func Message(err error) error {
+	if err == nil || len(err.Error()) <= MessageLimit {
+		return err
+	}
+	return &clipped{err: err, text: Text(err.Error(), MessageLimit)}
+}
+
+type clipped struct {
+	err  error
+	text string
+}
+
+func (c *clipped) Error() string { return c.text }
+func (c *clipped) Unwrap() error { return c.err }
 
 // Text is s cut to at most n bytes on a character boundary, marked with how
 // long s was: "abc… (5000 bytes in all)". s is returned as it is when it

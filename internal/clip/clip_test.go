@@ -1,6 +1,9 @@
 package clip
 
 import (
+	"errors"
+	"fmt"
+	"io/fs"
 	"strings"
 	"testing"
 )
@@ -31,5 +34,21 @@ func TestText(t *testing.T) {
 	}
 	if got := Name("x_hello_greet"); got != "x_hello_greet" {
 		t.Errorf("Name of a real name = %q", got)
+	}
+}
+
+func TestMessage(t *testing.T) {
+	if Message(nil) != nil {
+		t.Error("Message(nil) is not nil")
+	}
+	short := fmt.Errorf("open x: %w", fs.ErrNotExist)
+	if Message(short) != short {
+		t.Error("a short message was wrapped")
+	}
+	long := fmt.Errorf("%s: %w", strings.Repeat("m", 5000), fs.ErrNotExist)
+	got := Message(long)
+	if !errors.Is(got, fs.ErrNotExist) || len(got.Error()) > MessageLimit+len("… (5021 bytes in all)") ||
+		!strings.HasSuffix(got.Error(), "… (5021 bytes in all)") {
+		t.Errorf("Message of a %d-byte error: %d bytes, matches ErrNotExist: %v", len(long.Error()), len(got.Error()), errors.Is(got, fs.ErrNotExist))
 	}
 }
