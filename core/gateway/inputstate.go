@@ -267,7 +267,7 @@ func (s *Server) resume(se *session, env *envelope, rs *requestScope) *rpcRespon
 		var full *spentFullError
 		switch {
 		case errors.Is(err, errStateSpent):
-			return refuse(fmt.Errorf("%w: %w, and a confirmation runs its call once; call the tool again without requestState to be asked again", errBadState, err).Error())
+			return refuse(fmt.Sprintf("%v: %v, and a confirmation runs its call once; call the tool again without requestState to be asked again", errBadState, err))
 		case errors.As(err, &full):
 			// Not the client's fault: the call is answered, not refused.
 			r := rpcResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: env.ID,
