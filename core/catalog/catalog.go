@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/toolgate/toolgate/core/search"
+	"github.com/toolgate/toolgate/internal/clip"
 	"github.com/toolgate/toolgate/internal/similar"
 	"github.com/toolgate/toolgate/sdk/protov1"
 	"github.com/toolgate/toolgate/sdk/schema"
@@ -280,7 +281,7 @@ func (c *Catalog) Prompt(id string) (*Prompt, bool) {
 // whose own name it is (the name without its x_<plugin>_ prefix), else the
 // one it is a typo of; none for a name too long to be either.
 func (c *Catalog) PromptsMeant(name string) []string {
-	if len(name) > 200 {
+	if len(name) > clip.NameLimit {
 		return nil
 	}
 	var ids, bare []string

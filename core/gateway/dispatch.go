@@ -11,6 +11,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/toolgate/toolgate/internal/clip"
 )
 
 // JSON-RPC error codes this package answers with itself.
@@ -187,7 +189,7 @@ func (s *Server) unknownToolText(name string) string {
 	if s.opts.UnknownTool != nil {
 		return s.opts.UnknownTool(name)
 	}
-	return fmt.Sprintf("unknown tool %q", clip(name))
+	return fmt.Sprintf("unknown tool %q", clip.Name(name))
 }
 
 // salvageID finds the id of a message too large to parse, from its first and

@@ -15,6 +15,7 @@ import (
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/toolgate/toolgate/internal/clip"
 	"github.com/toolgate/toolgate/sdk/protov1"
 )
 
@@ -222,7 +223,7 @@ func calledName(tool string, args json.RawMessage) string {
 		Name string `json:"name"`
 	}
 	if json.Unmarshal(args, &in) == nil && in.Name != "" {
-		return strconv.Quote(in.Name)
+		return strconv.Quote(clip.Name(in.Name))
 	}
 	return strconv.Quote(tool)
 }

@@ -28,6 +28,8 @@ type Server struct {
 	// stateKeys check the requestState of input-required results; the
 	// first signs them.
 	stateKeys [][]byte
+	// spent holds the states whose accepted elicitation ran their call.
+	spent *spentStates
 	// sealer seals legacy session ids; nil without Options.SessionKeys.
 	sealer *sealer
 
@@ -66,6 +68,7 @@ func New(opts Options) (*Server, error) {
 		defs:      make(map[string]mcp.Tool, len(opts.Tools)),
 		resources: make(map[string]bool, len(opts.Resources)),
 		maxBytes:  opts.MaxRequestBytes,
+		spent:     newSpentStates(maxSpentStates),
 		closed:    make(chan struct{}),
 	}
 	if s.log == nil {

@@ -27,7 +27,8 @@ import (
 // from those answers (matched by a key made of the method and params). The
 // state is signed and carries every answer given so far, so the retry may
 // reach any replica that holds the same InputStateKey; nothing is kept in
-// the process between the two.
+// the process between the two, except the id of a state whose accepted
+// elicitation ran its call (spentstates.go).
 
 // DefaultInputStateTTL is how long a requestState stays good when
 // Options.InputStateTTL is zero.
@@ -37,12 +38,15 @@ const DefaultInputStateTTL = 10 * time.Minute
 // key length.
 const minInputStateKey = 32
 
-// inputStateVersion changes with the payload's layout.
-const inputStateVersion = 1
+// inputStateVersion changes with the payload's layout. 2 added ID.
+const inputStateVersion = 2
 
 // inputState is what a requestState carries, signed.
 type inputState struct {
 	V int `json:"v"`
+	// ID is random, new at each seal: a state that ran its call with an
+	// accepted elicitation is refused by this id from then on.
+	ID string `json:"id"`
 	// Tool, Args and Who bind the state to one call of one principal: Args
 	// is argsDigest of the arguments, Who principalDigest of the principal
 	// under the key that signs the state.
@@ -55,6 +59,18 @@ type inputState struct {
 	Answers map[string]json.RawMessage `json:"answers,omitempty"`
 	// Asked are the keys of the requests the client is to answer now.
 	Asked []string `json:"asked"`
+
+	// id is ID decoded, by openState.
+	id stateID
+}
+
+// decodeID sets id from ID, and reports whether ID was one.
+func (st *inputState) decodeID() bool {
+	if len(st.ID) != base64.RawURLEncoding.EncodedLen(len(st.id)) {
+		return false
+	}
+	n, err := base64.RawURLEncoding.Decode(st.id[:], []byte(st.ID))
+	return err == nil && n == len(st.id)
 }
 
 func checkInputState(key []byte, previous [][]byte, ttl time.Duration) error {
@@ -90,7 +106,11 @@ func (s *Server) stateTTL() time.Duration {
 
 // sealState encodes st, bound to who, as base64url(JSON) "." base64url(HMAC).
 func (s *Server) sealState(st inputState, who Principal) (string, error) {
-	st.V = inputStateVersion
+	var id stateID
+	if _, err := rand.Read(id[:]); err != nil {
+		return "", fmt.Errorf("requestState id: %w", err)
+	}
+	st.V, st.ID = inputStateVersion, base64.RawURLEncoding.EncodeToString(id[:])
 	st.Who = principalDigest(s.stateKeys[0], who)
 	b, err := json.Marshal(st)
 	if err != nil {
@@ -127,8 +147,8 @@ func (s *Server) openState(state, tool string, args json.RawMessage, who Princip
 		return nil, fmt.Errorf("%w: undecodable payload: %v", errBadState, err)
 	}
 	var st inputState
-	if err := json.Unmarshal(b, &st); err != nil || st.V != inputStateVersion {
-		return nil, fmt.Errorf("%w: unknown layout", errBadState)
+	if err := json.Unmarshal(b, &st); err != nil || st.V != inputStateVersion || !st.decodeID() {
+		return nil, fmt.Errorf("%w: it was written by another version of the gateway; call the tool again without it", errBadState)
 	}
 	switch {
 	case st.Tool != tool:
@@ -214,7 +234,8 @@ func (s *Server) inputRequired(rs *requestScope, tool string, args json.RawMessa
 
 // resume checks the requestState and inputResponses of a retried
 // 2026-07-28 tools/call and keeps the answers for its peer; it returns the
-// error to answer with, or nil.
+// answer to refuse the call with, or nil. A state whose answers accept an
+// elicitation runs its call once: resume records it as spent.
 func (s *Server) resume(se *session, env *envelope, rs *requestScope) *rpcResponse {
 	p := env.params
 	if p.RequestState == "" && len(p.InputResponses) == 0 {
@@ -227,7 +248,8 @@ func (s *Server) resume(se *session, env *envelope, rs *requestScope) *rpcRespon
 	if p.RequestState == "" {
 		return refuse("inputResponses without requestState: send back the requestState of the input-required result they answer")
 	}
-	st, err := s.openState(p.RequestState, p.Name, p.Arguments, se.owner, time.Now())
+	now := time.Now()
+	st, err := s.openState(p.RequestState, p.Name, p.Arguments, se.owner, now)
 	if err != nil {
 		return refuse(err.Error())
 	}
@@ -238,6 +260,19 @@ func (s *Server) resume(se *session, env *envelope, rs *requestScope) *rpcRespon
 	for _, k := range st.Asked {
 		if r, ok := p.InputResponses[k]; ok && present(r) {
 			answers[k] = r
+		}
+	}
+	if acceptsElicitation(answers) {
+		err := s.spent.spend(st.id, st.Expires, se.owner, now)
+		var full *spentFullError
+		switch {
+		case errors.Is(err, errStateSpent):
+			return refuse(fmt.Sprintf("%v: %v, and a confirmation runs its call once; call the tool again without requestState to be asked again", errBadState, err))
+		case errors.As(err, &full):
+			// Not the client's fault: the call is answered, not refused.
+			r := rpcResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: env.ID,
+				Result: errorResult(fmt.Sprintf("%s was not run: %v. Call it again later", calledName(p.Name, p.Arguments), err))}
+			return &r
 		}
 	}
 	rs.answers = answers

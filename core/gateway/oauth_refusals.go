@@ -1,13 +1,13 @@
 package gateway
 
 import (
-	"fmt"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
 	"github.com/hashicorp/go-hclog"
 	"golang.org/x/time/rate"
+
+	"github.com/toolgate/toolgate/internal/clip"
 )
 
 // refusalLogEvery and refusalLogBurst bound the info lines about refused
@@ -36,7 +36,7 @@ func (l *refusalLog) note(e *tokenError, remote string) {
 	}
 	args := []any{"reason", e.reason, "remote", remote}
 	if e.err != nil {
-		args = append(args, "error", clip(e.err.Error()))
+		args = append(args, "error", clip.Text(e.err.Error(), maxLoggedText))
 	}
 	args = append(args, e.signed...)
 	if n := l.skipped.Swap(0); n > 0 {
@@ -49,16 +49,3 @@ func (l *refusalLog) note(e *tokenError, remote string) {
 // token nobody signed (its kid, its alg) is whatever its sender wrote, up to
 // the size of a request header.
 const maxLoggedText = 200
-
-// clip shortens s to maxLoggedText bytes, on a rune boundary, saying how
-// long it was.
-func clip(s string) string {
-	if len(s) <= maxLoggedText {
-		return s
-	}
-	cut := maxLoggedText
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return fmt.Sprintf("%s… (%d bytes in all)", s[:cut], len(s))
-}

@@ -10,6 +10,8 @@ import (
 
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/hashicorp/go-hclog"
+
+	"github.com/toolgate/toolgate/internal/clip"
 )
 
 // RFC 6750 error codes.
@@ -179,7 +181,7 @@ func (v *verifier) signedClaims(claims jwt.MapClaims) []any {
 			b, _ := json.Marshal(v)
 			text = string(b)
 		}
-		out = append(out, "token_"+name, clip(text))
+		out = append(out, "token_"+name, clip.Text(text, maxLoggedText))
 	}
 	return out
 }

@@ -15,7 +15,7 @@ func modernCall(c *httpConn, id int, tool, args, extra string) (int, []message) 
 	c.t.Helper()
 	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":%s%s,"_meta":{
 		"io.modelcontextprotocol/protocolVersion":"2026-07-28",
-		"io.modelcontextprotocol/clientCapabilities":{"sampling":{},"roots":{}}}}}`, id, tool, args, extra)
+		"io.modelcontextprotocol/clientCapabilities":{"sampling":{},"roots":{},"elicitation":{}}}}}`, id, tool, args, extra)
 	req := c.request(http.MethodPost, body)
 	req.Header.Set(headerProtocol, "2026-07-28")
 	req.Header.Set("Mcp-Method", "tools/call")

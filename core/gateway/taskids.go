@@ -5,11 +5,11 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/toolgate/toolgate/internal/clip"
 )
 
 // A task id a client sees names the plugin that runs the task, the plugin's
@@ -108,19 +108,6 @@ func (s *Server) decodeTaskID(who Principal, id string) (h taskHandle, ok bool) 
 	return h, true
 }
 
-// maxQuotedTaskID bounds how much of a task id a refusal repeats: ids this
-// gateway issues are far shorter, and a huge one quoted in full came back
-// several times larger than it was sent (each odd character escaped).
-const maxQuotedTaskID = 200
-
-// quoteTaskID is id as a refusal quotes it.
-func quoteTaskID(id string) string {
-	if len(id) <= maxQuotedTaskID {
-		return strconv.Quote(id)
-	}
-	cut := maxQuotedTaskID
-	for cut > 0 && !utf8.RuneStart(id[cut]) {
-		cut--
-	}
-	return fmt.Sprintf("%s… (%d bytes)", strconv.Quote(id[:cut]), len(id))
-}
+// quoteTaskID is id as a refusal quotes it: a huge one quoted in full came
+// back several times larger than it was sent (each odd character escaped).
+func quoteTaskID(id string) string { return strconv.Quote(clip.Name(id)) }

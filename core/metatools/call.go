@@ -11,6 +11,7 @@ import (
 
 	"github.com/toolgate/toolgate/core/catalog"
 	"github.com/toolgate/toolgate/core/supervisor"
+	"github.com/toolgate/toolgate/internal/clip"
 	"github.com/toolgate/toolgate/sdk/protov1"
 )
 
@@ -285,7 +286,7 @@ func compact(schema json.RawMessage) string {
 // DirectCallMessage is the answer to a tools/call of a plugin tool's name,
 // which is only reachable through call_tool.
 func DirectCallMessage(name string) string {
-	name = shown(name)
+	name = clip.Name(name)
 	args, _ := json.Marshal(map[string]any{"name": name, "arguments": map[string]any{}})
 	return fmt.Sprintf("%s is not called directly: this gateway exposes its tools through meta-tools. "+
 		"Call the tool call_tool with arguments %s (describe_tool {\"name\": %q} shows its arguments).", name, args, name)

@@ -10,6 +10,7 @@ import (
 	"github.com/toolgate/toolgate/core/catalog"
 	"github.com/toolgate/toolgate/core/search"
 	"github.com/toolgate/toolgate/core/supervisor"
+	"github.com/toolgate/toolgate/internal/clip"
 	"github.com/toolgate/toolgate/sdk/protov1"
 )
 
@@ -78,18 +79,10 @@ func (h *Handlers) listTools(_ context.Context, raw json.RawMessage, _ protov1.C
 }
 
 func (h *Handlers) unknownPlugin(tool, name string) error {
-	return &ArgumentError{Tool: tool, Argument: "plugin", Problem: "no plugin named " + quote(shown(name)) + "; plugins: " + strings.Join(h.Plugins.Names(), ", ")}
+	return &ArgumentError{Tool: tool, Argument: "plugin", Problem: "no plugin named " + quote(clip.Name(name)) + "; plugins: " + strings.Join(h.Plugins.Names(), ", ")}
 }
 
 func quote(s string) string { b, _ := json.Marshal(s); return string(b) }
-
-// nameShownLimit bounds a name an error quotes back: a real tool, prompt or
-// plugin name is far shorter, and a request of megabytes must not come
-// back several times over.
-const nameShownLimit = 200
-
-// shown is a name from a request as an error quotes it.
-func shown(name string) string { return clip(name, nameShownLimit) }
 
 // firstListingWait bounds how long a search waits for plugins that have
 // not yet told their tools (the first moments after the gateway starts, or
@@ -197,9 +190,9 @@ func (h *Handlers) unknownTool(name string) *protov1.Result {
 		}
 	}
 	if len(near) == 0 {
-		return errorResult("unknown tool %q; find tools with filter_tools {\"query\": \"...\"}", shown(name))
+		return errorResult("unknown tool %q; find tools with filter_tools {\"query\": \"...\"}", clip.Name(name))
 	}
-	return errorResult("unknown tool %q; did you mean %s? (filter_tools finds tools by what they do)", shown(name), strings.Join(quoteAll(near), ", "))
+	return errorResult("unknown tool %q; did you mean %s? (filter_tools finds tools by what they do)", clip.Name(name), strings.Join(quoteAll(near), ", "))
 }
 
 func quoteAll(names []string) []string {

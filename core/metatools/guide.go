@@ -146,7 +146,7 @@ func downLines(down []downPlugin) (text, names string) {
 	for i, d := range down {
 		line := "\n- " + d.name + ": " + d.state
 		if d.reason != "" {
-			line += " (" + clip(d.reason, 160) + ")"
+			line += " (" + oneLine(d.reason, 160) + ")"
 		}
 		if b.Len()+len(line) > downBudget-40 {
 			fmt.Fprintf(&b, "\n- and %d more.", len(down)-i)
@@ -161,8 +161,9 @@ func downLines(down []downPlugin) (text, names string) {
 	return b.String(), " Not available now: " + strings.Join(shown, ", ") + "."
 }
 
-// clip shortens s to at most n runes, marking the cut.
-func clip(s string, n int) string {
+// oneLine is s on one line, its runs of white space made single spaces,
+// shortened to at most n runes, the cut marked.
+func oneLine(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if r := []rune(s); len(r) > n {
 		return string(r[:n-1]) + "…"

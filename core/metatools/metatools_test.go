@@ -285,6 +285,21 @@ func TestResourcesAndPrompts(t *testing.T) {
 	if !res.IsError || !strings.Contains(text(res), "no plugin serves") {
 		t.Errorf("unknown resource: %s", text(res))
 	}
+	// A template's URI reaches its plugin, whose "not found" says why.
+	res, _ = invoke(t, tools, "get_resource", `{"uri":"hello://greeting/fr"}`)
+	if res.IsError || len(res.Content) != 1 || res.Content[0].Resource.Text != "Bonjour" {
+		t.Errorf("get_resource of a template's URI: %+v", res)
+	}
+	res, _ = invoke(t, tools, "get_resource", `{"uri":"hello://greeting/es"}`)
+	if want := `read resource "hello://greeting/es" from plugin "hello": hello has no greeting in "es"; it speaks en, fr and de`; !res.IsError || !strings.HasPrefix(text(res), want) {
+		t.Errorf("get_resource of a template's URI the plugin does not have: %s; want %q", text(res), want)
+	}
+	huge := strings.Repeat("y", 100_000)
+	res, _ = invoke(t, tools, "get_resource", `{"uri":"hello://greeting/`+huge+`"}`)
+	if got := text(res); !res.IsError || len(got) > 2000 || !strings.Contains(got, `from plugin "hello": hello has no greeting in "yy`) ||
+		!strings.HasSuffix(got, "bytes in all)") {
+		t.Errorf("get_resource of a huge URI the plugin does not have: %d bytes: %.300q", len(got), got)
+	}
 	_, out = invoke(t, tools, "describe_prompt", `{"name":"x_hello_welcome"}`)
 	if out["original_name"] != "welcome" {
 		t.Errorf("describe_prompt: %v", out)

@@ -68,7 +68,7 @@ func (h *Handlers) permit(ctx context.Context, t *catalog.Tool, args json.RawMes
 	}
 	params, err := json.Marshal(map[string]any{
 		"message": fmt.Sprintf("Allow %s to run? It may delete or overwrite data (%s).\nArguments: %s",
-			t.ID, why(t), clip(string(args), confirmArgsLimit)),
+			t.ID, why(t), oneLine(string(args), confirmArgsLimit)),
 		"requestedSchema": map[string]any{"type": "object", "properties": map[string]any{}},
 	})
 	if err != nil {

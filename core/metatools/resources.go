@@ -3,13 +3,13 @@ package metatools
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
 
 	"github.com/toolgate/toolgate/core/catalog"
+	"github.com/toolgate/toolgate/internal/clip"
 	"github.com/toolgate/toolgate/sdk/protov1"
 )
 
@@ -72,7 +72,7 @@ func (h *Handlers) describeResource(ctx context.Context, raw json.RawMessage, _ 
 		plugin, r, ok = h.Catalog.RouteResource(in.URI)
 	}
 	if !ok {
-		return errorResult("no plugin serves resource %q; list_resources shows what there is", in.URI), nil
+		return errorResult("no plugin serves resource %q; list_resources shows what there is", clip.Name(in.URI)), nil
 	}
 	if r == nil {
 		return jsonResult(map[string]any{"uri": in.URI, "plugin": plugin, "from_template": true, "plugin_state": h.state(plugin)})
@@ -101,7 +101,7 @@ func (h *Handlers) getResource(ctx context.Context, raw json.RawMessage, _ proto
 		plugin, _, ok = h.Catalog.RouteResource(in.URI)
 	}
 	if !ok {
-		return errorResult("no plugin serves resource %q; list_resources shows what there is", in.URI), nil
+		return errorResult("no plugin serves resource %q; list_resources shows what there is", clip.Name(in.URI)), nil
 	}
 	sup, _ := h.Plugins.Get(plugin)
 	ctx, cancel := context.WithTimeout(ctx, h.CallTimeout(plugin))
@@ -113,10 +113,9 @@ func (h *Handlers) getResource(ctx context.Context, raw json.RawMessage, _ proto
 		return err
 	})
 	if err != nil {
-		if errors.Is(err, protov1.ErrNotFound) {
-			return errorResult("plugin %q has no resource %q", plugin, in.URI), nil
-		}
-		return errorResult("read resource %q from plugin %q: %v", in.URI, plugin, err), nil
+		// The plugin's own words: for a URI of a template, "not found" is
+		// the plugin's judgement of the value, and it says what is wrong.
+		return errorResult("read resource %q from plugin %q: %v", clip.Name(in.URI), plugin, clip.Message(err)), nil
 	}
 	res := &protov1.Result{}
 	for i := range contents {
@@ -224,7 +223,7 @@ func (h *Handlers) getPrompt(ctx context.Context, raw json.RawMessage, _ protov1
 		return err
 	})
 	if err != nil {
-		return errorResult("get prompt %s from plugin %q: %v", p.ID, p.Plugin, err), nil
+		return errorResult("get prompt %s from plugin %q: %v", p.ID, p.Plugin, clip.Message(err)), nil
 	}
 	// Each message's content block is passed whole; the roles travel in the
 	// structured content, in the same order.
@@ -256,7 +255,7 @@ func (h *Handlers) AwaitOwner(ctx context.Context, name string) {
 // unknownPrompt answers a prompt name the catalog lacks, with the name
 // meant when there is one (catalog.PromptsMeant).
 func (h *Handlers) unknownPrompt(name string) *protov1.Result {
-	msg := fmt.Sprintf("unknown prompt %q", shown(name))
+	msg := fmt.Sprintf("unknown prompt %q", clip.Name(name))
 	if meant := h.Catalog.PromptsMeant(name); len(meant) > 0 {
 		msg += "; did you mean " + strings.Join(quoteAll(meant), " or ") + "?"
 	}

@@ -23,6 +23,7 @@ import (
 
 	"github.com/toolgate/toolgate/core/catalog"
 	"github.com/toolgate/toolgate/core/supervisor"
+	"github.com/toolgate/toolgate/internal/clip"
 	"github.com/toolgate/toolgate/sdk/pluginhost"
 	"github.com/toolgate/toolgate/sdk/protov1"
 )
@@ -64,11 +65,7 @@ func (l *Library) ListPrompts() []protov1.Prompt {
 func (l *Library) GetPrompt(ctx context.Context, name string, args map[string]string) (*protov1.PromptResult, error) {
 	p, ok := l.catalog.Prompt(name)
 	if !ok {
-		shown := name
-		if r := []rune(shown); len(r) > 200 {
-			shown = string(r[:200]) + "…"
-		}
-		msg := fmt.Sprintf("unknown prompt %q", shown)
+		msg := fmt.Sprintf("unknown prompt %q", clip.Name(name))
 		if meant := l.catalog.PromptsMeant(name); len(meant) > 0 {
 			msg += fmt.Sprintf("; did you mean %s?", strings.Join(meant, " or "))
 		}
@@ -90,7 +87,7 @@ func (l *Library) GetPrompt(ctx context.Context, name string, args map[string]st
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("get prompt %s from plugin %q: %w", name, p.Plugin, err)
+		return nil, fmt.Errorf("get prompt %s from plugin %q: %w", name, p.Plugin, clip.Message(err))
 	}
 	return pr, nil
 }
@@ -132,7 +129,7 @@ func (l *Library) Routes(uri string) bool {
 func (l *Library) ReadResource(ctx context.Context, uri string) ([]protov1.ResourceContents, error) {
 	plugin, _, ok := l.catalog.RouteResource(uri)
 	if !ok {
-		return nil, protov1.NotFoundf("no plugin serves resource %q; resources/list shows what there is", uri)
+		return nil, protov1.NotFoundf("no plugin serves resource %q; resources/list shows what there is", clip.Name(uri))
 	}
 	var out []protov1.ResourceContents
 	err := l.use(ctx, plugin, func(ctx context.Context, b protov1.Backend) error {
@@ -141,7 +138,7 @@ func (l *Library) ReadResource(ctx context.Context, uri string) ([]protov1.Resou
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("read resource %s from plugin %q: %w", uri, plugin, err)
+		return nil, fmt.Errorf("read resource %s from plugin %q: %w", clip.Name(uri), plugin, clip.Message(err))
 	}
 	return out, nil
 }
@@ -151,7 +148,7 @@ func (l *Library) ReadResource(ctx context.Context, uri string) ([]protov1.Resou
 func (l *Library) SubscribeResource(ctx context.Context, uri string) error {
 	plugin, _, ok := l.catalog.RouteResource(uri)
 	if !ok {
-		return protov1.NotFoundf("no plugin serves resource %q", uri)
+		return protov1.NotFoundf("no plugin serves resource %q", clip.Name(uri))
 	}
 	l.mu.Lock()
 	if l.watched[plugin] == nil {

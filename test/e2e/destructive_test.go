@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	gomcp "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolgate/toolgate/internal/testparts"
 )
@@ -126,4 +129,56 @@ func elicitations(t *testing.T, c asker) int {
 	}
 	t.Fatalf("asker %T", c)
 	return 0
+}
+
+// TestAcceptedConfirmationRunsOnce: on 2026-07-28 the Go SDK client's retry
+// that carries its user's yes writes the file; that same retry sent again
+// (the requestState and inputResponses the client wrote) is refused, saying
+// the confirmation was used and to call again, and writes nothing.
+func TestAcceptedConfirmationRunsOnce(t *testing.T) {
+	dir := t.TempDir()
+	g := startGateway(t, setup{Plugins: filesystemPlugin(t, "fs", dir, "")})
+	c := connectGo(t, goTransport{url: g.URL}, goClientOptions{tag: "go"})
+	waitTools(t, goAsker{c}, "fs", "write_file")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	file := filepath.Join(dir, "once.txt")
+	text, isError, err := callTool(ctx, goAsker{c}, "x_fs_write_file", map[string]any{"path": file, "content": "written once"})
+	if err != nil || isError || c.elicited.Load() != 1 {
+		t.Fatalf("confirmed write_file: %q (isError %v, %v); the client was asked %d times", text, isError, err, c.elicited.Load())
+	}
+
+	var retry *gomcp.CallToolParams
+	for _, line := range strings.Split(c.wire.String(), "\n") {
+		body, ok := strings.CutPrefix(line, "write: ")
+		var msg struct {
+			Method string          `json:"method"`
+			Params json.RawMessage `json:"params"`
+		}
+		if !ok || json.Unmarshal([]byte(body), &msg) != nil || msg.Method != "tools/call" || !strings.Contains(string(msg.Params), `"requestState"`) {
+			continue
+		}
+		retry = &gomcp.CallToolParams{}
+		if err := json.Unmarshal(msg.Params, retry); err != nil {
+			t.Fatalf("the client's retry: %v\n%s", err, msg.Params)
+		}
+	}
+	if retry == nil || retry.RequestState == "" || len(retry.InputResponses) != 1 {
+		t.Fatalf("no retry with the user's answer in the client's transcript:\n%s", c.wire.tail(20))
+	}
+	if err := os.Remove(file); err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.CallTool(ctx, retry)
+	if err == nil || !strings.Contains(err.Error(), "its confirmation was already used to run this call") ||
+		!strings.Contains(err.Error(), "call the tool again without requestState") {
+		t.Errorf("the same retry sent again: %+v, %v; want it refused as used", res, err)
+	}
+	if _, err := os.Stat(file); err == nil {
+		t.Errorf("the replayed confirmation wrote the file again")
+	}
+	if n := c.elicited.Load(); n != 1 {
+		t.Errorf("the client was asked %d times; want once", n)
+	}
+	g.requireAlive()
 }

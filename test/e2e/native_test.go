@@ -2,12 +2,15 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	gomcp "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolgate/toolgate/internal/testparts"
 )
@@ -152,4 +155,29 @@ func contains(xs []string, x string) bool {
 		}
 	}
 	return false
+}
+
+// TestNativeReadOfTemplateSaysWhyNot: resources/read of a URI of the hello
+// plugin's template that the plugin has no resource for answers with the
+// plugin's own words, named with the plugin, and a huge such URI with a
+// bounded message.
+func TestNativeReadOfTemplateSaysWhyNot(t *testing.T) {
+	g := startGateway(t, setup{Plugins: pathPlugin("hello", bins.hello, true)})
+	c := connectGo(t, goTransport{url: g.URL}, goClientOptions{tag: "go"})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	// The first read waits for the plugin to list its template.
+	read, err := c.ReadResource(ctx, &gomcp.ReadResourceParams{URI: "hello://greeting/de"})
+	if err != nil || len(read.Contents) != 1 || read.Contents[0].Text != "Hallo" {
+		t.Fatalf("resources/read hello://greeting/de: %+v, %v", read, err)
+	}
+	_, err = c.ReadResource(ctx, &gomcp.ReadResourceParams{URI: "hello://greeting/es"})
+	if want := `read resource hello://greeting/es from plugin "hello": hello has no greeting in "es"; it speaks en, fr and de`; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("resources/read hello://greeting/es: %v; want it to say %q", err, want)
+	}
+	_, err = c.ReadResource(ctx, &gomcp.ReadResourceParams{URI: "hello://greeting/" + strings.Repeat("y", 100_000)})
+	if err == nil || len(err.Error()) > 2000 || !strings.Contains(err.Error(), `from plugin "hello": hello has no greeting in "yyy`) {
+		t.Errorf("resources/read of a huge URI: %d bytes: %.300q", len(fmt.Sprint(err)), fmt.Sprint(err))
+	}
+	g.requireAlive()
 }

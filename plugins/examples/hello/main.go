@@ -3,6 +3,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/base64"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/sdk/plugin"
+	"github.com/toolgate/toolgate/sdk/protov1"
 )
 
 // A 1×1 transparent PNG, to show image content crossing the gateway intact.
@@ -29,8 +31,11 @@ type echoArgs struct {
 	Text string `json:"text" description:"Text to send back unchanged."`
 }
 
+// greetings are the plugin's greetings by language.
+var greetings = map[string]string{"en": "Hello", "fr": "Bonjour", "de": "Hallo"}
+
 func greet(_ context.Context, _ *plugin.Call, in greetArgs) (*plugin.Result, error) {
-	hello := map[string]string{"": "Hello", "en": "Hello", "fr": "Bonjour", "de": "Hallo"}[in.Language]
+	hello := greetings[cmp.Or(in.Language, "en")]
 	if strings.TrimSpace(in.Name) == "" {
 		return plugin.Errorf("name must not be empty"), nil
 	}
@@ -76,6 +81,16 @@ func main() {
 			Read: func(context.Context, string) ([]plugin.ResourceContents, error) {
 				return []plugin.ResourceContents{{URI: "hello://readme", MIMEType: "text/plain",
 					Text: "The hello plugin greets, echoes, counts and draws one pixel."}}, nil
+			},
+		}},
+		ResourceTemplates: []plugin.ResourceTemplate{{
+			Def: plugin.ResourceTemplateDef("hello://greeting/{language}", "greeting", "The greeting in one language: en, fr or de.", "text/plain"),
+			Read: func(_ context.Context, _ string, vars map[string]string) ([]plugin.ResourceContents, error) {
+				hello, ok := greetings[vars["language"]]
+				if !ok {
+					return nil, protov1.NotFoundf("hello has no greeting in %q; it speaks en, fr and de", vars["language"])
+				}
+				return []plugin.ResourceContents{{Text: hello}}, nil
 			},
 		}},
 		Prompts: []plugin.Prompt{{
