@@ -267,9 +267,9 @@ func (h *Handlers) callFailure(parent, callCtx context.Context, t *catalog.Tool,
 	case errors.Is(callCtx.Err(), context.DeadlineExceeded):
 		return errorResult("call to %s timed out after %s (plugin %q); pass \"timeout_seconds\" to call_tool to allow longer", t.ID, timeout, t.Plugin), OutcomeTimeout
 	case errors.Is(err, protov1.ErrNotFound):
-		return errorResult("plugin %q no longer has tool %q: %v", t.Plugin, t.Def.Name, err), OutcomeUnknownTool
+		return errorResult("plugin %q no longer has tool %q: %v", t.Plugin, t.Def.Name, clip.Message(err)), OutcomeUnknownTool
 	}
-	return errorResult("call to %s failed in plugin %q: %v", t.ID, t.Plugin, err), OutcomeError
+	return errorResult("call to %s failed in plugin %q: %v", t.ID, t.Plugin, clip.Message(err)), OutcomeError
 }
 
 func compact(schema json.RawMessage) string {
