@@ -144,6 +144,14 @@ func (c *Catalog) Set(plugin string, m *Manifest) Change {
 					"tool %q of plugin %q would be exposed as %s, which tool %q already has; it is not registered", def.Name, plugin, id, prev))
 				continue
 			}
+			// Names of different plugins differ in their x_<plugin>_ prefix,
+			// unless a plugin name too long for it was clipped away: the
+			// tool already there keeps its name, whatever order plugins start in.
+			if other, taken := c.tools[id]; taken {
+				change.Collisions = append(change.Collisions, fmt.Sprintf(
+					"tool %q of plugin %q would be exposed as %s, which tool %q of plugin %q already has; it is not registered", def.Name, plugin, id, other.Def.Name, other.Plugin))
+				continue
+			}
 			byID[id] = def.Name
 			t := &Tool{ID: id, Plugin: plugin, Def: def}
 			entry.tools = append(entry.tools, t)
@@ -174,6 +182,11 @@ func (c *Catalog) Set(plugin string, m *Manifest) Change {
 			c.resources[def.URI] = r
 		}
 		for _, def := range m.Templates {
+			if other := c.templateOwner(def.URITemplate, plugin); other != "" {
+				change.Collisions = append(change.Collisions, fmt.Sprintf(
+					"resource template %s of plugin %q is already served by plugin %q; it is not registered", def.URITemplate, plugin, other))
+				continue
+			}
 			prefix, _, _ := strings.Cut(def.URITemplate, "{")
 			entry.templates = append(entry.templates, &Template{Plugin: plugin, Def: def, prefix: prefix})
 		}
@@ -201,6 +214,22 @@ func (c *Catalog) Set(plugin string, m *Manifest) Change {
 		}
 	}
 	return change
+}
+
+// templateOwner names the plugin other than plugin that serves the URI
+// template, or ""; c.mu is held.
+func (c *Catalog) templateOwner(uriTemplate, plugin string) string {
+	for name, e := range c.plugins {
+		if name == plugin {
+			continue
+		}
+		for _, t := range e.templates {
+			if t.Def.URITemplate == uriTemplate {
+				return name
+			}
+		}
+	}
+	return ""
 }
 
 // doc is the search document of a tool; c.mu is held.
@@ -332,7 +361,9 @@ func (c *Catalog) Resources(plugin string) ([]*Resource, []*Template) {
 }
 
 // RouteResource names the plugin that serves uri: an exact resource first, then
-// the template with the longest matching literal prefix.
+// the template with the longest matching literal prefix; between plugins whose
+// templates' prefixes are as long, the first by name, so that a URI goes to
+// the same plugin every time.
 func (c *Catalog) RouteResource(uri string) (plugin string, res *Resource, ok bool) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
@@ -342,7 +373,10 @@ func (c *Catalog) RouteResource(uri string) (plugin string, res *Resource, ok bo
 	best := -1
 	for _, e := range c.plugins {
 		for _, t := range e.templates {
-			if t.prefix != "" && strings.HasPrefix(uri, t.prefix) && len(t.prefix) > best {
+			if t.prefix == "" || !strings.HasPrefix(uri, t.prefix) {
+				continue
+			}
+			if len(t.prefix) > best || (len(t.prefix) == best && t.Plugin < plugin) {
 				best, plugin = len(t.prefix), t.Plugin
 			}
 		}
