@@ -33,6 +33,7 @@ func main() {
 	for _, add := range clientCommands {
 		root.AddCommand(add())
 	}
+	refuseUnknownSubcommands(root)
 	if err := root.Execute(); err != nil {
 		var ee exitError
 		if errors.As(err, &ee) {
@@ -41,6 +42,32 @@ func main() {
 		fmt.Fprintln(os.Stderr, "toolgate:", err)
 		os.Exit(2)
 	}
+}
+
+// refuseUnknownSubcommands makes every command that only groups others fail
+// on a word that names none of them: cobra checks that on the root alone and
+// otherwise prints the group's help with exit status 0, so a script with
+// `toolgate tools lst` would pass having done nothing. The group alone still
+// prints its help.
+func refuseUnknownSubcommands(c *cobra.Command) {
+	for _, sub := range c.Commands() {
+		refuseUnknownSubcommands(sub)
+	}
+	if c.Runnable() || !c.HasSubCommands() || !c.HasParent() {
+		return
+	}
+	c.SuggestionsMinimumDistance = 2
+	c.Args = func(cmd *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return nil
+		}
+		msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+		if near := cmd.SuggestionsFor(args[0]); len(near) > 0 {
+			return fmt.Errorf("%s; did you mean %q?", msg, near[0])
+		}
+		return fmt.Errorf("%s; see %s --help", msg, cmd.CommandPath())
+	}
+	c.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
 }
 
 // clientCommands are the commands that talk to a gateway; each file that
