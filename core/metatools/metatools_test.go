@@ -37,12 +37,19 @@ func TestMain(m *testing.M) {
 // gateway runs the meta-tools over a real manager with the hello plugin.
 func gateway(t *testing.T) map[string]Tool {
 	t.Helper()
+	return toolsByName(helloHandlers(t))
+}
+
+// helloHandlers are the meta-tools' handlers over a real manager with the
+// hello plugin running.
+func helloHandlers(t *testing.T) *Handlers {
+	t.Helper()
 	cat := catalog.New()
 	cat.SetLabels("hello", map[string]string{"category": "demo"})
 	mgr := runPlugins(t, cat, supervisor.Policy{}, []supervisor.Spec{{Name: "hello", Path: helloPlugin, AutoStart: true}}, "hello")
 	h := New(cat, mgr, func(string) time.Duration { return 5 * time.Second }, hclog.NewNullLogger())
 	h.MaxCallTimeout = time.Minute
-	return toolsByName(h)
+	return h
 }
 
 // runPlugins runs specs under a manager that fills cat until the test ends,
@@ -451,7 +458,8 @@ func TestFirstCallWaitsForLazyPlugin(t *testing.T) {
 // A name of megabytes is quoted back cut short (a few kilobytes at most), by every meta-tool that
 // says it does not know it, and by the message for a direct call of it.
 func TestHugeNamesAreQuotedShort(t *testing.T) {
-	tools := gateway(t)
+	h := helloHandlers(t)
+	tools := toolsByName(h)
 	huge := "x_hello_" + strings.Repeat("é", 500_000)
 	for tool, args := range map[string]any{
 		"call_tool":     map[string]any{"name": huge},
@@ -472,7 +480,39 @@ func TestHugeNamesAreQuotedShort(t *testing.T) {
 	if err != nil || !res.IsError || len(text(res)) > 4096 {
 		t.Errorf("filter_tools of an unknown plugin: %v, an answer of %d bytes", err, len(text(res)))
 	}
-	if got := DirectCallMessage(huge); len(got) > 4096 {
-		t.Errorf("DirectCallMessage: %d bytes", len(got))
+	for _, name := range []string{huge, strings.Repeat("é", 500_000)} {
+		if got := h.DirectCallMessage(name); len(got) > 4096 {
+			t.Errorf("DirectCallMessage: %d bytes", len(got))
+		}
+	}
+}
+
+// A tools/call of a plugin or core tool's name says how to call it through
+// call_tool, with arguments that pass the tool's schema; a name that is no
+// tool at all is called unknown, with the name it probably means.
+func TestDirectCallMessage(t *testing.T) {
+	h := helloHandlers(t)
+	tools := toolsByName(h)
+	for _, name := range []string{"x_hello_greet", "core_plugin_list"} {
+		msg := h.DirectCallMessage(name)
+		_, call, ok := strings.Cut(msg, "Call the tool call_tool with arguments ")
+		if !ok || !strings.Contains(msg, name+" is not called directly") {
+			t.Fatalf("%s: %s", name, msg)
+		}
+		call, _, _ = strings.Cut(call, " (describe_tool")
+		res, _ := invoke(t, tools, "call_tool", call)
+		if res.IsError || strings.Contains(call, `\u003c`) {
+			t.Errorf("%s: the call the message gives, %s, fails: %s", name, call, text(res))
+		}
+	}
+	for name, want := range map[string]string{
+		"filter_toolz": `unknown tool "filter_toolz"; did you mean "filter_tools"? This gateway's tools are list_tools, filter_tools,`,
+		"greet":        `unknown tool "greet"; did you mean "x_hello_greet"?`,
+		"x_hello_gret": `unknown tool "x_hello_gret"; did you mean "x_hello_greet",`,
+		"x_nope_echo":  `unknown tool "x_nope_echo"`,
+	} {
+		if msg := h.DirectCallMessage(name); !strings.HasPrefix(msg, want) || strings.Contains(msg, "not called directly:") {
+			t.Errorf("DirectCallMessage(%q) = %s, want it to start %s", name, msg, want)
+		}
 	}
 }
