@@ -49,7 +49,7 @@ func (h *Handlers) state(plugin string) string {
 	return "unknown"
 }
 
-func (h *Handlers) listTools(_ context.Context, raw json.RawMessage, _ protov1.CallEvents) (*protov1.Result, error) {
+func (h *Handlers) listTools(ctx context.Context, raw json.RawMessage, _ protov1.CallEvents) (*protov1.Result, error) {
 	var in struct {
 		Plugin string `json:"plugin"`
 		Limit  *int   `json:"limit"`
@@ -63,11 +63,13 @@ func (h *Handlers) listTools(_ context.Context, raw json.RawMessage, _ protov1.C
 			return nil, h.unknownPlugin("list_tools", in.Plugin)
 		}
 	}
-	tools := h.Catalog.Tools(in.Plugin)
-	lo, hi, err := page("list_tools", in.Limit, in.Offset, 50, len(tools))
+	limit, offset, err := paging("list_tools", in.Limit, in.Offset, 50)
 	if err != nil {
 		return nil, err
 	}
+	h.awaitFirstListing(ctx, in.Plugin)
+	tools := h.Catalog.Tools(in.Plugin)
+	lo, hi := min(offset, len(tools)), min(offset+limit, len(tools))
 	lines := make([]toolLine, 0, hi-lo)
 	for _, t := range tools[lo:hi] {
 		lines = append(lines, toolLine{Name: t.ID, Summary: summary(t.Def.Description), Plugin: t.Plugin})
@@ -91,7 +93,7 @@ const nameShownLimit = 200
 // shown is a name from a request as an error quotes it.
 func shown(name string) string { return clip(name, nameShownLimit) }
 
-// firstListingWait bounds how long a search waits for plugins that have
+// firstListingWait bounds how long a listing or search waits for plugins that have
 // not yet told their tools (the first moments after the gateway starts, or
 // a lazy plugin with no stored list being started to learn it). A plugin
 // slower than this (an npx download, say) is then listed as not available.

@@ -516,3 +516,21 @@ func TestDirectCallMessage(t *testing.T) {
 		}
 	}
 }
+
+// list_tools right after the gateway starts waits, as filter_tools does,
+// for a plugin still telling its tools, instead of answering that there
+// are none.
+func TestListToolsWaitsForFirstListing(t *testing.T) {
+	cat := catalog.New()
+	mgr := runPlugins(t, cat, supervisor.Policy{}, []supervisor.Spec{{Name: "hello", Path: helloPlugin}})
+	tools := toolsByName(New(cat, mgr, func(string) time.Duration { return 10 * time.Second }, hclog.NewNullLogger()))
+	if cat.Known("hello") {
+		t.Fatal("the plugin's tools are known before list_tools; the test needs a plugin that has not told them")
+	}
+	for _, args := range []string{`{}`, `{"plugin":"hello"}`} {
+		res, out := invoke(t, tools, "list_tools", args)
+		if res.IsError || out["total"] != float64(4) {
+			t.Errorf("list_tools %s before hello told its tools: %s", args, text(res))
+		}
+	}
+}
