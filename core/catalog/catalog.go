@@ -64,11 +64,12 @@ func (c Change) Empty() bool {
 }
 
 type pluginEntry struct {
-	manifest  *Manifest
-	tools     []*Tool // sorted by ID
-	prompts   []*Prompt
-	resources []*Resource
-	templates []*Template
+	manifest   *Manifest
+	collisions []string // what of the manifest could not be registered
+	tools      []*Tool  // sorted by ID
+	prompts    []*Prompt
+	resources  []*Resource
+	templates  []*Template
 }
 
 // Catalog is safe for concurrent use. Searches go to the index, which never
@@ -191,6 +192,7 @@ func (c *Catalog) Set(plugin string, m *Manifest) Change {
 			entry.templates = append(entry.templates, &Template{Plugin: plugin, Def: def, prefix: prefix})
 		}
 		sort.Slice(entry.tools, func(i, j int) bool { return entry.tools[i].ID < entry.tools[j].ID })
+		entry.collisions = change.Collisions
 		c.plugins[plugin] = entry
 	} else {
 		delete(c.plugins, plugin)
@@ -288,6 +290,18 @@ func (c *Catalog) ToolCount(plugin string) int {
 		return len(e.tools)
 	}
 	return 0
+}
+
+// Collisions lists what of a plugin's manifest could not be registered, and
+// why: names taken by another of its tools or by another plugin. They stay
+// listed until the plugin's next manifest.
+func (c *Catalog) Collisions(plugin string) []string {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if e := c.plugins[plugin]; e != nil {
+		return append([]string(nil), e.collisions...)
+	}
+	return nil
 }
 
 // Known reports whether the catalog has a manifest for the plugin.

@@ -314,6 +314,9 @@ func TestSetReportsCollisionsBetweenPlugins(t *testing.T) {
 	if len(ch.Collisions) != 1 || !strings.Contains(ch.Collisions[0], `plugin "`+long+`1"`) || len(ch.Added) != 0 {
 		t.Fatalf("collision between plugins not reported: %+v", ch)
 	}
+	if got := c.Collisions(long + "2"); len(got) != 1 || got[0] != ch.Collisions[0] || c.Collisions(long+"1") != nil {
+		t.Errorf("Collisions = %q and %q, want the second plugin's collision only", got, c.Collisions(long+"1"))
+	}
 	id := ExternalName(long+"1", "echo")
 	if got, ok := c.Tool(id); !ok || got.Plugin != long+"1" {
 		t.Errorf("%s routes to %+v, want the first plugin's tool", id, got)

@@ -99,6 +99,9 @@ func (h *Handlers) pluginDetail(st supervisor.Status) map[string]any {
 	if len(st.Stderr) > 0 {
 		out["stderr"] = st.Stderr
 	}
+	if c := h.Catalog.Collisions(st.Name); len(c) > 0 {
+		out["collisions"] = c
+	}
 	if !st.NextTry.IsZero() {
 		out["next_try"] = st.NextTry.UTC().Format(time.RFC3339)
 	}

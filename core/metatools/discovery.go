@@ -28,12 +28,16 @@ type pluginLine struct {
 	Tools     int    `json:"tools"`
 	LastError string `json:"last_error,omitempty"`
 	NextTry   string `json:"next_try,omitempty"`
+	// Collisions are the plugin's tools, prompts or resources left out
+	// because their names were taken.
+	Collisions []string `json:"collisions,omitempty"`
 }
 
 func (h *Handlers) pluginLines() []pluginLine {
 	var out []pluginLine
 	for _, st := range h.Plugins.Statuses() {
-		pl := pluginLine{Name: st.Name, State: string(st.State), Tools: h.Catalog.ToolCount(st.Name), LastError: st.LastError}
+		pl := pluginLine{Name: st.Name, State: string(st.State), Tools: h.Catalog.ToolCount(st.Name), LastError: st.LastError,
+			Collisions: h.Catalog.Collisions(st.Name)}
 		if !st.NextTry.IsZero() {
 			pl.NextTry = st.NextTry.UTC().Format("2006-01-02T15:04:05Z")
 		}

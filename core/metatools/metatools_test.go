@@ -534,3 +534,23 @@ func TestListToolsWaitsForFirstListing(t *testing.T) {
 		}
 	}
 }
+
+// A tool left out because its name was taken is reported where the
+// plugin's state is: list_tools and core_plugin_get, not only the log.
+func TestCollisionsAreShownWithThePlugin(t *testing.T) {
+	h := helloHandlers(t)
+	tools := toolsByName(h)
+	ch := h.Catalog.Set("hello", &catalog.Manifest{Tools: []protov1.Tool{{Name: "a.b"}, {Name: "a_b_" + catalog.ExternalName("hello", "a.b")[len("x_hello_a_b_"):]}}})
+	if len(ch.Collisions) != 1 {
+		t.Fatalf("the manifest should collide once: %+v", ch)
+	}
+	_, out := invoke(t, tools, "list_tools", `{}`)
+	plugins, _ := out["plugins"].([]any)
+	if len(plugins) != 1 || fmt.Sprint(plugins[0].(map[string]any)["collisions"]) != fmt.Sprint([]any{ch.Collisions[0]}) {
+		t.Errorf("list_tools plugins = %v, want hello with its collision %q", plugins, ch.Collisions[0])
+	}
+	res, out := invoke(t, tools, "call_tool", `{"name":"core_plugin_get","arguments":{"name":"hello"}}`)
+	if fmt.Sprint(out["collisions"]) != fmt.Sprint([]any{ch.Collisions[0]}) {
+		t.Errorf("core_plugin_get = %s, want its collision", text(res))
+	}
+}
