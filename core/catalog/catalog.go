@@ -236,6 +236,21 @@ func (c *Catalog) templateOwner(uriTemplate, plugin string) string {
 
 // doc is the search document of a tool; c.mu is held.
 func (c *Catalog) doc(t *Tool) search.Doc {
+	return search.Doc{ID: t.ID, Plugin: t.Plugin, Name: t.Def.Name, Description: t.Def.Description,
+		Params: search.ParamsFromSchema(t.Def.InputSchema), Labels: c.labelsOf(t)}
+}
+
+// Labels are the labels a search by labels matches a tool on: its plugin's,
+// the operator's over them, and read_only, destructive and idempotent from
+// its annotations.
+func (c *Catalog) Labels(t *Tool) map[string]string {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.labelsOf(t)
+}
+
+// labelsOf builds Labels; c.mu is held.
+func (c *Catalog) labelsOf(t *Tool) map[string]string {
 	// The operator's labels of the plugin block win over the plugin's own:
 	// labels = { category = "cluster" } is meant, not ignored.
 	labels := map[string]string{}
@@ -255,8 +270,7 @@ func (c *Catalog) doc(t *Tool) search.Doc {
 	if a.IsIdempotent() {
 		labels["idempotent"] = "true"
 	}
-	return search.Doc{ID: t.ID, Plugin: t.Plugin, Name: t.Def.Name, Description: t.Def.Description,
-		Params: search.ParamsFromSchema(t.Def.InputSchema), Labels: labels}
+	return labels
 }
 
 // Tool returns the tool exposed under id.

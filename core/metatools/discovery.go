@@ -238,6 +238,7 @@ func (h *Handlers) describeTool(ctx context.Context, raw json.RawMessage, _ prot
 		return missing, nil
 	}
 	out := describe(t, h.Plugins)
+	out["labels"] = h.Catalog.Labels(t)
 	if p, _ := h.permission(t); p != "" {
 		out["destructive_policy"] = p
 	}
@@ -248,7 +249,7 @@ func describe(t *catalog.Tool, plugins *supervisor.Manager) map[string]any {
 	out := map[string]any{
 		"name": t.ID, "original_name": t.Def.Name, "title": t.Def.Title, "description": t.Def.Description,
 		"input_schema": schemaValue(t.Def.InputSchema), "annotations": annotations(t.Def.Annotations),
-		"plugin": t.Plugin, "labels": t.Def.Labels,
+		"plugin":  t.Plugin,
 		"example": map[string]any{"tool": "call_tool", "arguments": map[string]any{"name": t.ID, "arguments": Example(t.Def.InputSchema)}},
 	}
 	if len(t.Def.OutputSchema) > 0 {

@@ -218,6 +218,15 @@ func TestDescribeAndCall(t *testing.T) {
 	if out["annotations"].(map[string]any)["read_only"] != true || out["plugin_state"].(map[string]any)["state"] != "running" {
 		t.Errorf("describe: %v", out)
 	}
+	// The labels shown are those filter_tools matches: the operator's
+	// category and the ones the annotations give.
+	labels, _ := json.Marshal(out["labels"])
+	if string(labels) != `{"category":"demo","read_only":"true"}` {
+		t.Errorf("describe_tool labels = %s, want the category and read_only from the annotations", labels)
+	}
+	if _, found := invoke(t, tools, "filter_tools", `{"pattern":"x_hello_greet","labels":`+string(labels)+`}`); found["total"] != float64(1) {
+		t.Errorf("filter_tools by the labels describe_tool shows: %v", found)
+	}
 	// The example is itself a valid call.
 	b, _ := json.Marshal(ex)
 	if res, _ := invoke(t, tools, "call_tool", string(b)); res.IsError {
