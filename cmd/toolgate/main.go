@@ -75,12 +75,22 @@ func refuseUnknownSubcommands(c *cobra.Command) {
 var clientCommands []func() *cobra.Command
 
 func versionCmd() *cobra.Command {
-	return &cobra.Command{
+	var output string
+	c := &cobra.Command{
 		Use:   "version",
 		Short: "Print the version",
 		Args:  cobra.NoArgs,
-		Run: func(cmd *cobra.Command, _ []string) {
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkOutput(output); err != nil {
+				return err
+			}
+			if output == "json" {
+				return printJSON(cmd.OutOrStdout(), map[string]any{"version": version, "plugin_protocol": 1})
+			}
 			fmt.Fprintf(cmd.OutOrStdout(), "toolgate %s (plugin protocol v1)\n", version)
+			return nil
 		},
 	}
+	addOutputFlag(c, c.Flags(), &output)
+	return c
 }
