@@ -44,6 +44,23 @@ func addOutputFlag(cmd *cobra.Command, fs *pflag.FlagSet, output *string) {
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"table", "json"}, cobra.ShellCompDirectiveNoFileComp))
 }
 
+// addPageFlags defines --limit and --offset of a listing of what, refused
+// out of range before any call: the client leaves a limit of 0 to the
+// gateway's default, a page the user did not ask for.
+func addPageFlags(c *cobra.Command, page *client.Page, what string, limit int) {
+	c.Flags().IntVar(&page.Limit, "limit", limit, "at most this many "+what)
+	c.Flags().IntVar(&page.Offset, "offset", 0, "skip this many "+what)
+	c.PreRunE = func(*cobra.Command, []string) error {
+		if page.Limit < 1 {
+			return fmt.Errorf("--limit %d: want 1 or more", page.Limit)
+		}
+		if page.Offset < 0 {
+			return fmt.Errorf("--offset %d: want 0 or more", page.Offset)
+		}
+		return nil
+	}
+}
+
 // checkOutput refuses an -o value other than table or json.
 func checkOutput(output string) error {
 	if output != "table" && output != "json" {
