@@ -3,6 +3,7 @@ package metatools
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"time"
 
 	"github.com/toolgate/toolgate/core/supervisor"
@@ -72,7 +73,7 @@ func (h *Handlers) withPlugin(tool string, act func(*supervisor.Supervisor, cont
 		}
 		s, ok := h.Plugins.Get(in.Name)
 		if !ok {
-			return nil, &ArgumentError{Tool: tool, Argument: "name", Problem: "no plugin named " + quote(in.Name)}
+			return nil, &ArgumentError{Tool: tool, Argument: "name", Problem: "no plugin named " + quote(shown(in.Name)) + "; plugins: " + strings.Join(h.Plugins.Names(), ", ")}
 		}
 		ctx, cancel := context.WithTimeout(ctx, h.CallTimeout(in.Name))
 		defer cancel()

@@ -489,6 +489,11 @@ func TestHugeNamesAreQuotedShort(t *testing.T) {
 	if err != nil || !res.IsError || len(text(res)) > 4096 {
 		t.Errorf("filter_tools of an unknown plugin: %v, an answer of %d bytes", err, len(text(res)))
 	}
+	raw, _ = json.Marshal(map[string]any{"name": "core_plugin_get", "arguments": map[string]any{"name": huge}})
+	res, err = tools["call_tool"].Handle(context.Background(), raw, nil)
+	if got := text(res); err != nil || len(got) > 4096 || !strings.Contains(got, "plugins: hello") {
+		t.Errorf("core_plugin_get of an unknown plugin: %v, an answer of %d bytes: %.200q", err, len(got), got)
+	}
 	for _, name := range []string{huge, strings.Repeat("é", 500_000)} {
 		if got := h.DirectCallMessage(name); len(got) > 4096 {
 			t.Errorf("DirectCallMessage: %d bytes", len(got))
