@@ -33,6 +33,9 @@ func main() {
 	for _, add := range clientCommands {
 		root.AddCommand(add())
 	}
+	// cobra adds its completion command only in Execute; made now, it is
+	// checked like the others.
+	root.InitDefaultCompletionCmd(os.Args[1:]...)
 	refuseUnknownSubcommands(root)
 	if err := root.Execute(); err != nil {
 		var ee exitError

@@ -14,6 +14,7 @@ func TestUnknownSubcommandIsAUsageError(t *testing.T) {
 		{[]string{"resources", "fetch"}, `unknown command "fetch" for "toolgate resources"; see toolgate resources --help`},
 		{[]string{"prompts", "show"}, `unknown command "show" for "toolgate prompts"`},
 		{[]string{"plugin", "new"}, `unknown command "new" for "toolgate plugin"`},
+		{[]string{"completion", "bsh"}, `unknown command "bsh" for "toolgate completion"; did you mean "bash"?`},
 	} {
 		wantExit(t, tg(t, nil, tt.args...), 2, nil, []string{tt.want})
 	}
