@@ -299,10 +299,7 @@ func (h *Handlers) DirectCallMessage(name string) string {
 		return fmt.Sprintf("%s is not called directly: this gateway exposes its tools through meta-tools. "+
 			"Call the tool call_tool with arguments %s (describe_tool {\"name\": %q} shows its arguments).", name, bytes.TrimSpace(call.Bytes()), name)
 	}
-	var metas []string
-	for _, t := range h.Tools() {
-		metas = append(metas, t.Name)
-	}
+	metas := h.metaToolNames()
 	if near := similar.Closest(name, metas); near != "" {
 		return fmt.Sprintf("unknown tool %q; did you mean %q? This gateway's tools are %s.", shown(name), near, strings.Join(metas, ", "))
 	}

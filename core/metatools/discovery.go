@@ -4,12 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
+	"sort"
 	"strings"
 	"time"
 
 	"github.com/toolgate/toolgate/core/catalog"
 	"github.com/toolgate/toolgate/core/search"
 	"github.com/toolgate/toolgate/core/supervisor"
+	"github.com/toolgate/toolgate/internal/similar"
 	"github.com/toolgate/toolgate/sdk/protov1"
 )
 
@@ -194,18 +197,43 @@ func schemaValue(s json.RawMessage) any {
 	return json.RawMessage(s)
 }
 
-// unknownTool answers a name that is not in the catalog with the closest ones.
+// unknownTool answers a name that is not in the catalog with the closest ones:
+// plugin tools, then core tools the name is part of or a typo of. A
+// meta-tool's name is no tool of call_tool's, and is told so.
 func (h *Handlers) unknownTool(name string) *protov1.Result {
+	if slices.Contains(h.metaToolNames(), name) {
+		return errorResult("%s is a meta-tool, not a tool behind the gateway: call it directly (tools/call %s), not through call_tool", name, name)
+	}
 	near := h.Catalog.Index().Closest(name, 3)
+	cores := make([]string, 0, len(h.core))
 	for core := range h.core {
+		cores = append(cores, core)
+	}
+	sort.Strings(cores)
+	for _, core := range cores {
 		if strings.Contains(core, strings.ToLower(name)) && len(near) < 3 {
 			near = append(near, core)
 		}
+	}
+	if typo := similar.Closest(name, cores); typo != "" && !slices.Contains(near, typo) {
+		near = append([]string{typo}, near...)
+	}
+	if len(near) > 3 {
+		near = near[:3]
 	}
 	if len(near) == 0 {
 		return errorResult("unknown tool %q; find tools with filter_tools {\"query\": \"...\"}", shown(name))
 	}
 	return errorResult("unknown tool %q; did you mean %s? (filter_tools finds tools by what they do)", shown(name), strings.Join(quoteAll(near), ", "))
+}
+
+// metaToolNames are the names of the meta-tools, in tools/list order.
+func (h *Handlers) metaToolNames() []string {
+	var names []string
+	for _, t := range h.Tools() {
+		names = append(names, t.Name)
+	}
+	return names
 }
 
 func quoteAll(names []string) []string {

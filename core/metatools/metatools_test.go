@@ -568,3 +568,19 @@ func TestCollisionsAreShownWithThePlugin(t *testing.T) {
 		t.Errorf("core_plugin_get = %s, want its collision", text(res))
 	}
 }
+
+// call_tool of a misspelt core tool suggests it, and of a meta-tool says
+// to call that directly, instead of sending the caller to filter_tools.
+func TestUnknownToolNamesCoreAndMetaTools(t *testing.T) {
+	tools := gateway(t)
+	for name, want := range map[string]string{
+		"core_plugin_lst":     `did you mean "core_plugin_list"`,
+		"core_plugin_restrat": `did you mean "core_plugin_restart"`,
+		"list_tools":          `list_tools is a meta-tool, not a tool behind the gateway: call it directly`,
+	} {
+		res, _ := invoke(t, tools, "call_tool", `{"name":"`+name+`"}`)
+		if !res.IsError || !strings.Contains(text(res), want) {
+			t.Errorf("call_tool %s: %s, want %q", name, text(res), want)
+		}
+	}
+}
