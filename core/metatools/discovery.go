@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/toolgate/toolgate/core/catalog"
 	"github.com/toolgate/toolgate/core/search"
@@ -100,6 +102,12 @@ const nameShownLimit = 200
 // shown is a name from a request as an error quotes it.
 func shown(name string) string { return clip(name, nameShownLimit) }
 
+// maxQueryLen bounds a filter_tools query. A request in words is far
+// shorter; ranking a query grows faster than its length (a single word of
+// 20,000 letters takes seconds), so a huge one would hold the call, and a
+// CPU, for minutes.
+const maxQueryLen = 1000
+
 // firstListingWait bounds how long a listing or search waits for plugins that have
 // not yet told their tools (the first moments after the gateway starts, or
 // a lazy plugin with no stored list being started to learn it). A plugin
@@ -146,6 +154,10 @@ func (h *Handlers) filterTools(ctx context.Context, raw json.RawMessage, _ proto
 		if _, ok := h.Plugins.Get(in.Plugin); !ok {
 			return nil, h.unknownPlugin("filter_tools", in.Plugin)
 		}
+	}
+	if n := utf8.RuneCountInString(in.Query); n > maxQueryLen {
+		return nil, &ArgumentError{Tool: "filter_tools", Argument: "query", Problem: fmt.Sprintf(
+			"is %d characters long; at most %d: say in a few words what you want to do", n, maxQueryLen)}
 	}
 	limit, lo, err := paging("filter_tools", in.Limit, in.Offset, 5)
 	if err != nil {

@@ -162,6 +162,8 @@ func TestArgumentErrorsNameTheArgument(t *testing.T) {
 		{"call_tool", `{"name":"x_hello_echo","arguments":{"text":"a"},"timeout_seconds":1e400}`, `argument "timeout_seconds": 1e400 is out of range`},
 		{"call_tool", `{"name":"x_hello_echo","arguments":{"text":"a"},"timeout_seconds":"5"}`, `argument "timeout_seconds": expected a number, got a string`},
 		{"call_tool", `{"name":"core_plugin_get","arguments":{"name":"zz"}}`, `no plugin named "zz"`},
+		// Ranking a huge query would hold the call for minutes.
+		{"filter_tools", `{"query":"` + strings.Repeat("é", 1001) + `"}`, `argument "query": is 1001 characters long; at most 1000`},
 	}
 	for _, tt := range tests {
 		res, _ := invoke(t, tools, tt.tool, tt.args)
