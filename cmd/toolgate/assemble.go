@@ -201,7 +201,7 @@ func assemble(ctx context.Context, cfg *config.Config, topts telemetry.Options, 
 	front, err = gateway.New(gateway.Options{
 		Name: "toolgate", Version: version, Tools: tools,
 		Resources:   []gateway.Resource{catalogResource(cat, plugins)},
-		UnknownTool: metatools.DirectCallMessage,
+		UnknownTool: handlers.DirectCallMessage,
 		Logger:      logger, MaxRequestBytes: cfg.Gateway.MaxRequestBytes,
 		Tokens: cfg.Listen.Tokens, AllowedOrigins: cfg.Listen.AllowedOrigins, AllowedHosts: cfg.Listen.AllowedHosts,
 		TLSCert: cfg.Listen.TLSCert, TLSKey: cfg.Listen.TLSKey,

@@ -50,6 +50,13 @@ func callCmd() *cobra.Command {
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			cmd.SetContext(ctx)
+			if timeout < 0 {
+				return fmt.Errorf("--timeout %s: want a positive time limit, such as 30s or 2m", timeout)
+			}
+			base, err := jsonArguments(raw)
+			if err != nil {
+				return err
+			}
 			f.elicit = confirmer(cmd.InOrStdin(), cmd.ErrOrStderr(), yes)
 			s, err := f.connect(cmd)
 			if err != nil {
@@ -57,7 +64,7 @@ func callCmd() *cobra.Command {
 			}
 			defer s.Close()
 			name := pos[0]
-			in, err := buildArguments(ctx, s.Client, name, raw, args)
+			in, err := buildArguments(ctx, s.Client, name, base, args)
 			if err != nil {
 				return err
 			}
@@ -91,15 +98,42 @@ func callCmd() *cobra.Command {
 	return c
 }
 
-// buildArguments merges --json and the --arg values, typing each --arg by
-// the tool's input schema.
-func buildArguments(ctx context.Context, c *client.Client, tool, raw string, args []string) (map[string]any, error) {
-	out := map[string]any{}
-	if raw != "" {
-		if err := json.Unmarshal([]byte(raw), &out); err != nil || out == nil {
-			return nil, fmt.Errorf("--json: want a JSON object of arguments: %v", err)
-		}
+// jsonArguments reads --json: a JSON object of arguments, or none.
+func jsonArguments(raw string) (map[string]any, error) {
+	if raw == "" {
+		return map[string]any{}, nil
 	}
+	var v any
+	if err := json.Unmarshal([]byte(raw), &v); err != nil {
+		return nil, fmt.Errorf("--json: not valid JSON: %v", err)
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf(`--json: want a JSON object of arguments, such as {"name": "Ada"}, not %s`, jsonKind(v))
+	}
+	return obj, nil
+}
+
+// jsonKind names the JSON type of a decoded value.
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case []any:
+		return "an array"
+	case string:
+		return "a string"
+	case float64:
+		return "a number"
+	case bool:
+		return "true or false"
+	}
+	return "an object"
+}
+
+// buildArguments sets the --arg values over the --json ones in out, typing
+// each --arg by the tool's input schema.
+func buildArguments(ctx context.Context, c *client.Client, tool string, out map[string]any, args []string) (map[string]any, error) {
 	if len(args) == 0 {
 		return out, nil
 	}

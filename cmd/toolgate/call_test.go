@@ -43,6 +43,21 @@ func TestCallCommand(t *testing.T) {
 	r = tg(t, nil, "call", "x_hello_greet", "--arg", "nmae=Ada", url)
 	wantExit(t, r, 2, nil, []string{`--arg nmae: x_hello_greet has no argument "nmae"; its arguments: language, name`})
 
+	// --json that is not an object, and a negative --timeout, are usage
+	// errors said in JSON's and the flag's words, before any call.
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--json", `[1]`}, `--json: want a JSON object of arguments, such as {"name": "Ada"}, not an array`},
+		{[]string{"--json", `null`}, `--json: want a JSON object of arguments, such as {"name": "Ada"}, not null`},
+		{[]string{"--json", `{bad`}, `--json: not valid JSON: invalid character 'b'`},
+		{[]string{"--arg", "name=Ada", "--timeout", "-1s"}, `--timeout -1s: want a positive time limit`},
+	} {
+		r = tg(t, nil, append([]string{"call", "x_hello_greet", url}, tt.args...)...)
+		wantExit(t, r, 2, nil, []string{tt.want})
+	}
+
 	// Progress goes to stderr (one line per update when it is not a terminal).
 	r = tg(t, nil, "call", "x_hello_count", "--arg", "to=3", "--arg", "delay_ms=10", url)
 	wantExit(t, r, 0, []string{"counted to 3"}, []string{"1/3 counted 1", "2/3 counted 2", "[##############################] 3/3 counted 3"})

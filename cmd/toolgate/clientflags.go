@@ -15,6 +15,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/toolgate/toolgate/core/client"
 	"github.com/toolgate/toolgate/core/config"
@@ -33,8 +34,39 @@ func (f *clientFlags) add(cmd *cobra.Command) {
 	fs.StringVar(&f.url, "url", client.DefaultURL, "the gateway's streamable HTTP endpoint")
 	fs.StringVar(&f.config, "config", "", "run a gateway in-process with this config for the command, instead of --url")
 	fs.StringVar(&f.token, "token", "", "bearer token for the gateway (default $TOOLGATE_TOKEN)")
-	fs.StringVarP(&f.output, "output", "o", "table", "output format: table or json")
+	addOutputFlag(cmd, fs, &f.output)
+}
+
+// addOutputFlag defines -o the way every command that prints a result
+// spells it.
+func addOutputFlag(cmd *cobra.Command, fs *pflag.FlagSet, output *string) {
+	fs.StringVarP(output, "output", "o", "table", "output format: table or json")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"table", "json"}, cobra.ShellCompDirectiveNoFileComp))
+}
+
+// addPageFlags defines --limit and --offset of a listing of what, refused
+// out of range before any call: the client leaves a limit of 0 to the
+// gateway's default, a page the user did not ask for.
+func addPageFlags(c *cobra.Command, page *client.Page, what string, limit int) {
+	c.Flags().IntVar(&page.Limit, "limit", limit, "at most this many "+what)
+	c.Flags().IntVar(&page.Offset, "offset", 0, "skip this many "+what)
+	c.PreRunE = func(*cobra.Command, []string) error {
+		if page.Limit < 1 {
+			return fmt.Errorf("--limit %d: want 1 or more", page.Limit)
+		}
+		if page.Offset < 0 {
+			return fmt.Errorf("--offset %d: want 0 or more", page.Offset)
+		}
+		return nil
+	}
+}
+
+// checkOutput refuses an -o value other than table or json.
+func checkOutput(output string) error {
+	if output != "table" && output != "json" {
+		return fmt.Errorf("-o %q: want table or json", output)
+	}
+	return nil
 }
 
 func (f *clientFlags) json() bool { return f.output == "json" }
@@ -50,8 +82,8 @@ func (s *session) Close() { s.stop() }
 // connect checks the flags and opens a session with the gateway they name,
 // starting one in-process for --config.
 func (f *clientFlags) connect(cmd *cobra.Command) (*session, error) {
-	if f.output != "table" && f.output != "json" {
-		return nil, fmt.Errorf("-o %q: want table or json", f.output)
+	if err := checkOutput(f.output); err != nil {
+		return nil, err
 	}
 	ctx := cmd.Context()
 	url, token := f.url, f.token

@@ -84,6 +84,24 @@ func TestBadOutputFormat(t *testing.T) {
 	wantExit(t, r, 2, nil, []string{`-o "yaml": want table or json`})
 }
 
+// A --limit below 1 or a negative --offset is refused before any call
+// (no gateway listens here), instead of showing the gateway's default page.
+func TestBadPageFlags(t *testing.T) {
+	url := "--url=http://" + gatewaytest.FreeAddr(t) + "/mcp"
+	for _, args := range [][]string{
+		{"tools", "list", "--limit", "0"},
+		{"tools", "search", "pods", "--limit", "-1"},
+		{"resources", "list", "--offset", "-3"},
+		{"prompts", "list", "--limit", "0"},
+	} {
+		r := tg(t, nil, append(args, url)...)
+		wantExit(t, r, 2, nil, []string{"want "})
+		if strings.Contains(r.stderr, "cannot reach") {
+			t.Errorf("%v reached for the gateway: %s", args, r.stderr)
+		}
+	}
+}
+
 func TestUnreachableGateway(t *testing.T) {
 	r := tg(t, nil, "tools", "list", "--url", "http://"+gatewaytest.FreeAddr(t)+"/mcp")
 	wantExit(t, r, 2, nil, []string{"cannot reach the gateway"})

@@ -123,3 +123,35 @@ plugin "k8s" {
 		`did you mean "read_only"`,
 	})
 }
+
+// config validate -o json gives CI and editors each problem's place as
+// fields, with the same exit status as the text.
+func TestConfigValidateJSON(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.hcl")
+	if err := os.WriteFile(bad, []byte("gateway {\n  log_level = \"inf\"\n}\n\nlisen {\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := tg(t, nil, "config", "validate", "-o", "json", bad)
+	wantExit(t, r, 1, nil, nil)
+	var got validation
+	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, r.stdout)
+	}
+	want := []problem{
+		{File: bad, Line: 2, Column: 15, Message: `unknown log_level "inf"; did you mean "info"?`},
+		{File: bad, Line: 5, Column: 1, Message: `Unsupported block type; Blocks of type "lisen" are not expected here. Did you mean "listen"?`},
+	}
+	if got.Valid || got.File != bad || fmt.Sprint(got.Problems) != fmt.Sprint(want) {
+		t.Errorf("config validate -o json = %+v, want problems %+v", got, want)
+	}
+
+	good := filepath.Join(dir, "good.hcl")
+	if err := os.WriteFile(good, []byte("listen {\n  http = \"0.0.0.0:18400\"\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = tg(t, nil, "config", "validate", "--output=json", good)
+	wantExit(t, r, 0, []string{`"valid": true`, `"problems": []`, `"warnings": [`, "is not loopback"}, nil)
+	wantExit(t, tg(t, nil, "config", "validate", "-o", "yaml", good), 2, nil, []string{`-o "yaml": want table or json`})
+	wantExit(t, tg(t, nil, "version", "-o", "json"), 0, []string{`"version": "`, `"plugin_protocol": 1`}, nil)
+}

@@ -33,6 +33,10 @@ func main() {
 	for _, add := range clientCommands {
 		root.AddCommand(add())
 	}
+	// cobra adds its completion command only in Execute; made now, it is
+	// checked like the others.
+	root.InitDefaultCompletionCmd(os.Args[1:]...)
+	refuseUnknownSubcommands(root)
 	if err := root.Execute(); err != nil {
 		var ee exitError
 		if errors.As(err, &ee) {
@@ -43,17 +47,53 @@ func main() {
 	}
 }
 
+// refuseUnknownSubcommands makes every command that only groups others fail
+// on a word that names none of them: cobra checks that on the root alone and
+// otherwise prints the group's help with exit status 0, so a script with
+// `toolgate tools lst` would pass having done nothing. The group alone still
+// prints its help.
+func refuseUnknownSubcommands(c *cobra.Command) {
+	for _, sub := range c.Commands() {
+		refuseUnknownSubcommands(sub)
+	}
+	if c.Runnable() || !c.HasSubCommands() || !c.HasParent() {
+		return
+	}
+	c.SuggestionsMinimumDistance = 2
+	c.Args = func(cmd *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return nil
+		}
+		msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+		if near := cmd.SuggestionsFor(args[0]); len(near) > 0 {
+			return fmt.Errorf("%s; did you mean %q?", msg, near[0])
+		}
+		return fmt.Errorf("%s; see %s --help", msg, cmd.CommandPath())
+	}
+	c.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
+}
+
 // clientCommands are the commands that talk to a gateway; each file that
 // defines one adds its constructor here in an init function.
 var clientCommands []func() *cobra.Command
 
 func versionCmd() *cobra.Command {
-	return &cobra.Command{
+	var output string
+	c := &cobra.Command{
 		Use:   "version",
 		Short: "Print the version",
 		Args:  cobra.NoArgs,
-		Run: func(cmd *cobra.Command, _ []string) {
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkOutput(output); err != nil {
+				return err
+			}
+			if output == "json" {
+				return printJSON(cmd.OutOrStdout(), map[string]any{"version": version, "plugin_protocol": 1})
+			}
 			fmt.Fprintf(cmd.OutOrStdout(), "toolgate %s (plugin protocol v1)\n", version)
+			return nil
 		},
 	}
+	addOutputFlag(c, c.Flags(), &output)
+	return c
 }

@@ -41,8 +41,7 @@ func promptsCmd() *cobra.Command {
 		},
 	}
 	list.Flags().StringVar(&plugin, "plugin", "", "only this plugin's prompts")
-	list.Flags().IntVar(&page.Limit, "limit", 1000, "at most this many prompts")
-	list.Flags().IntVar(&page.Offset, "offset", 0, "skip this many prompts")
+	addPageFlags(list, &page, "prompts", 1000)
 	_ = list.RegisterFlagCompletionFunc("plugin", completePlugins(&f))
 
 	var args []string

@@ -52,8 +52,7 @@ func resourcesCmd() *cobra.Command {
 		},
 	}
 	list.Flags().StringVar(&plugin, "plugin", "", "only this plugin's resources")
-	list.Flags().IntVar(&page.Limit, "limit", 1000, "at most this many resources")
-	list.Flags().IntVar(&page.Offset, "offset", 0, "skip this many resources")
+	addPageFlags(list, &page, "resources", 1000)
 	_ = list.RegisterFlagCompletionFunc("plugin", completePlugins(&f))
 
 	var outDir string

@@ -103,7 +103,10 @@ func serveWith(ctx context.Context, cfg *config.Config, topts telemetry.Options,
 		err = gw.front.ServeStdio(ctx, in, out)
 	} else {
 		err = gw.front.ServeHTTP(ctx, cfg.Listen.HTTP, func(a net.Addr) {
-			logger.Info("serving MCP", "url", fmt.Sprintf("%s://%s/mcp", scheme(cfg), a), "plugins", len(cfg.Plugins))
+			// Which config the fallbacks led to ($TOOLGATE_CONFIG, ./toolgate.hcl
+			// or the built-in example) is the first thing to check when the
+			// gateway serves other plugins than expected.
+			logger.Info("serving MCP", "url", fmt.Sprintf("%s://%s/mcp", scheme(cfg), a), "config", cfg.File, "plugins", len(cfg.Plugins))
 			if cfg.Listen.Metrics {
 				logger.Info("serving metrics", "url", fmt.Sprintf("%s://%s/metrics", scheme(cfg), a))
 			}

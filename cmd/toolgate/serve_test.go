@@ -39,6 +39,19 @@ func TestServeStdioSaysWhichConfig(t *testing.T) {
 	wantExit(t, r, 0, nil, []string{"serving MCP on stdin/stdout: config=" + cfg + " plugins=1"})
 }
 
+// Over HTTP too the log says which config the gateway read, here the one
+// $TOOLGATE_CONFIG names.
+func TestServeHTTPSaysWhichConfig(t *testing.T) {
+	cfg := bins.HelloConfig(t, t.TempDir(), "")
+	gw := gatewaytest.Start(t, bins.Toolgate, "", "TOOLGATE_CONFIG="+cfg)
+	want := "config=" + cfg + " plugins=1"
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(gw.Stderr(), want); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the gateway's log does not say %q:\n%s", want, gw.Stderr())
+		}
+	}
+}
+
 // shutdown_grace = "0s" means no grace: SIGTERM with a long call in flight
 // ends the gateway and its plugins at once instead of after the 10 s default.
 func TestZeroShutdownGraceDoesNotWait(t *testing.T) {

@@ -87,8 +87,11 @@ func TestWrongScenarioFails(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("steps:\n  - call: x_hello_echo\n    expects: {contains: hi}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r = tg(t, nil, "test", bad, url)
-	wantExit(t, r, 1, []string{"FAIL", `unknown key "expects"; did you mean "expect"?`, "0 passed, 1 failed"}, nil)
+	r = tg(t, nil, "test", bad, url, "--junit", junit)
+	wantExit(t, r, 1, []string{"FAIL", bad + `:3: step 1: unknown key "expects"; did you mean "expect"?`, "0 passed, 1 failed"}, nil)
+	if x, err := os.ReadFile(junit); err != nil || !strings.Contains(string(x), `<testcase name="load" classname="`+bad+`" file="`+bad+`" line="3"`) {
+		t.Errorf("junit report of a file that cannot be read: %v\n%s", err, x)
+	}
 }
 
 // A step's timeout is the call's deadline at the gateway too, not only how

@@ -52,8 +52,7 @@ func toolsListCmd(f *clientFlags) *cobra.Command {
 		},
 	}
 	c.Flags().StringVar(&plugin, "plugin", "", "only this plugin's tools")
-	c.Flags().IntVar(&page.Limit, "limit", 1000, "at most this many tools")
-	c.Flags().IntVar(&page.Offset, "offset", 0, "skip this many tools")
+	addPageFlags(c, &page, "tools", 1000)
 	_ = c.RegisterFlagCompletionFunc("plugin", completePlugins(f))
 	return c
 }
@@ -85,8 +84,7 @@ func toolsSearchCmd(f *clientFlags) *cobra.Command {
 	c.Flags().StringVar(&filter.Pattern, "pattern", "", "glob on tool names, e.g. 'x_k8s_*'")
 	c.Flags().StringVar(&filter.Plugin, "plugin", "", "only this plugin's tools")
 	c.Flags().StringArrayVar(&labels, "label", nil, "key=value label the tool must carry (repeatable)")
-	c.Flags().IntVar(&filter.Limit, "limit", 10, "at most this many tools")
-	c.Flags().IntVar(&filter.Offset, "offset", 0, "skip this many tools")
+	addPageFlags(c, &filter.Page, "tools", 10)
 	_ = c.RegisterFlagCompletionFunc("plugin", completePlugins(f))
 	return c
 }

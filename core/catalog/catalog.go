@@ -65,11 +65,12 @@ func (c Change) Empty() bool {
 }
 
 type pluginEntry struct {
-	manifest  *Manifest
-	tools     []*Tool // sorted by ID
-	prompts   []*Prompt
-	resources []*Resource
-	templates []*Template
+	manifest   *Manifest
+	collisions []string // what of the manifest could not be registered
+	tools      []*Tool  // sorted by ID
+	prompts    []*Prompt
+	resources  []*Resource
+	templates  []*Template
 }
 
 // Catalog is safe for concurrent use. Searches go to the index, which never
@@ -145,6 +146,14 @@ func (c *Catalog) Set(plugin string, m *Manifest) Change {
 					"tool %q of plugin %q would be exposed as %s, which tool %q already has; it is not registered", def.Name, plugin, id, prev))
 				continue
 			}
+			// Names of different plugins differ in their x_<plugin>_ prefix,
+			// unless a plugin name too long for it was clipped away: the
+			// tool already there keeps its name, whatever order plugins start in.
+			if other, taken := c.tools[id]; taken {
+				change.Collisions = append(change.Collisions, fmt.Sprintf(
+					"tool %q of plugin %q would be exposed as %s, which tool %q of plugin %q already has; it is not registered", def.Name, plugin, id, other.Def.Name, other.Plugin))
+				continue
+			}
 			byID[id] = def.Name
 			t := &Tool{ID: id, Plugin: plugin, Def: def}
 			entry.tools = append(entry.tools, t)
@@ -175,10 +184,16 @@ func (c *Catalog) Set(plugin string, m *Manifest) Change {
 			c.resources[def.URI] = r
 		}
 		for _, def := range m.Templates {
+			if other := c.templateOwner(def.URITemplate, plugin); other != "" {
+				change.Collisions = append(change.Collisions, fmt.Sprintf(
+					"resource template %s of plugin %q is already served by plugin %q; it is not registered", def.URITemplate, plugin, other))
+				continue
+			}
 			prefix, _, _ := strings.Cut(def.URITemplate, "{")
 			entry.templates = append(entry.templates, &Template{Plugin: plugin, Def: def, prefix: prefix})
 		}
 		sort.Slice(entry.tools, func(i, j int) bool { return entry.tools[i].ID < entry.tools[j].ID })
+		entry.collisions = change.Collisions
 		c.plugins[plugin] = entry
 	} else {
 		delete(c.plugins, plugin)
@@ -204,8 +219,39 @@ func (c *Catalog) Set(plugin string, m *Manifest) Change {
 	return change
 }
 
+// templateOwner names the plugin other than plugin that serves the URI
+// template, or ""; c.mu is held.
+func (c *Catalog) templateOwner(uriTemplate, plugin string) string {
+	for name, e := range c.plugins {
+		if name == plugin {
+			continue
+		}
+		for _, t := range e.templates {
+			if t.Def.URITemplate == uriTemplate {
+				return name
+			}
+		}
+	}
+	return ""
+}
+
 // doc is the search document of a tool; c.mu is held.
 func (c *Catalog) doc(t *Tool) search.Doc {
+	return search.Doc{ID: t.ID, Plugin: t.Plugin, Name: t.Def.Name, Description: t.Def.Description,
+		Params: search.ParamsFromSchema(t.Def.InputSchema), Labels: c.labelsOf(t)}
+}
+
+// Labels are the labels a search by labels matches a tool on: its plugin's,
+// the operator's over them, and read_only, destructive and idempotent from
+// its annotations.
+func (c *Catalog) Labels(t *Tool) map[string]string {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.labelsOf(t)
+}
+
+// labelsOf builds Labels; c.mu is held.
+func (c *Catalog) labelsOf(t *Tool) map[string]string {
 	// The operator's labels of the plugin block win over the plugin's own:
 	// labels = { category = "cluster" } is meant, not ignored.
 	labels := map[string]string{}
@@ -225,8 +271,7 @@ func (c *Catalog) doc(t *Tool) search.Doc {
 	if a.IsIdempotent() {
 		labels["idempotent"] = "true"
 	}
-	return search.Doc{ID: t.ID, Plugin: t.Plugin, Name: t.Def.Name, Description: t.Def.Description,
-		Params: search.ParamsFromSchema(t.Def.InputSchema), Labels: labels}
+	return labels
 }
 
 // Tool returns the tool exposed under id.
@@ -260,6 +305,18 @@ func (c *Catalog) ToolCount(plugin string) int {
 		return len(e.tools)
 	}
 	return 0
+}
+
+// Collisions lists what of a plugin's manifest could not be registered, and
+// why: names taken by another of its tools or by another plugin. They stay
+// listed until the plugin's next manifest.
+func (c *Catalog) Collisions(plugin string) []string {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if e := c.plugins[plugin]; e != nil {
+		return append([]string(nil), e.collisions...)
+	}
+	return nil
 }
 
 // Known reports whether the catalog has a manifest for the plugin.
@@ -333,7 +390,9 @@ func (c *Catalog) Resources(plugin string) ([]*Resource, []*Template) {
 }
 
 // RouteResource names the plugin that serves uri: an exact resource first, then
-// the template with the longest matching literal prefix.
+// the template with the longest matching literal prefix; between plugins whose
+// templates' prefixes are as long, the first by name, so that a URI goes to
+// the same plugin every time.
 func (c *Catalog) RouteResource(uri string) (plugin string, res *Resource, ok bool) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
@@ -343,7 +402,10 @@ func (c *Catalog) RouteResource(uri string) (plugin string, res *Resource, ok bo
 	best := -1
 	for _, e := range c.plugins {
 		for _, t := range e.templates {
-			if t.prefix != "" && strings.HasPrefix(uri, t.prefix) && len(t.prefix) > best {
+			if t.prefix == "" || !strings.HasPrefix(uri, t.prefix) {
+				continue
+			}
+			if len(t.prefix) > best || (len(t.prefix) == best && t.Plugin < plugin) {
 				best, plugin = len(t.prefix), t.Plugin
 			}
 		}

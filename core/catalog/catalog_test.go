@@ -300,3 +300,48 @@ func TestToolsAreSearchableOnceCounted(t *testing.T) {
 		<-done
 	}
 }
+
+// Two plugins whose names are too long for the x_<plugin>_ prefix end up
+// with the same exposed name: the second is reported and not registered,
+// so calls keep going to the tool that had the name first.
+func TestSetReportsCollisionsBetweenPlugins(t *testing.T) {
+	c := New()
+	long := strings.Repeat("p", 70)
+	if c.Set(long+"1", &Manifest{Tools: []protov1.Tool{tool("echo", "first")}}).Collisions != nil {
+		t.Fatal("the first plugin collided with nothing")
+	}
+	ch := c.Set(long+"2", &Manifest{Tools: []protov1.Tool{tool("echo", "second")}})
+	if len(ch.Collisions) != 1 || !strings.Contains(ch.Collisions[0], `plugin "`+long+`1"`) || len(ch.Added) != 0 {
+		t.Fatalf("collision between plugins not reported: %+v", ch)
+	}
+	if got := c.Collisions(long + "2"); len(got) != 1 || got[0] != ch.Collisions[0] || c.Collisions(long+"1") != nil {
+		t.Errorf("Collisions = %q and %q, want the second plugin's collision only", got, c.Collisions(long+"1"))
+	}
+	id := ExternalName(long+"1", "echo")
+	if got, ok := c.Tool(id); !ok || got.Plugin != long+"1" {
+		t.Errorf("%s routes to %+v, want the first plugin's tool", id, got)
+	}
+	if c.ToolCount(long+"2") != 0 || len(c.Tools("")) != 1 {
+		t.Errorf("the colliding tool was listed: %d tools", len(c.Tools("")))
+	}
+}
+
+// A URI template two plugins both serve is reported, not split between them
+// by chance; templates whose literal prefixes are as long go to one plugin,
+// the same every time.
+func TestTemplatesOfTwoPlugins(t *testing.T) {
+	for i := 0; i < 20; i++ {
+		c := New()
+		c.Set("b", &Manifest{Templates: []protov1.ResourceTemplate{{URITemplate: "demo://item/{id}"}}})
+		ch := c.Set("a", &Manifest{Templates: []protov1.ResourceTemplate{{URITemplate: "demo://item/{id}"}, {URITemplate: "demo://item/{kind}/{id}"}}})
+		if len(ch.Collisions) != 1 || !strings.Contains(ch.Collisions[0], `demo://item/{id} of plugin "a" is already served by plugin "b"`) {
+			t.Fatalf("shared template not reported: %+v", ch)
+		}
+		if _, ts := c.Resources(""); len(ts) != 2 {
+			t.Fatalf("templates: %+v, want b's demo://item/{id} and a's demo://item/{kind}/{id}", ts)
+		}
+		if got, _, _ := c.RouteResource("demo://item/7"); got != "a" {
+			t.Fatalf("demo://item/7 routed to %q, want a (same prefix, first by name)", got)
+		}
+	}
+}

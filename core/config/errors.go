@@ -33,15 +33,43 @@ func (e *Error) Error() string {
 	return b.String()
 }
 
+// Problem is one problem of an Error, for output other than text.
+type Problem struct {
+	File    string `json:"file,omitempty"`
+	Line    int    `json:"line,omitempty"`
+	Column  int    `json:"column,omitempty"`
+	Message string `json:"message"`
+}
+
+// Problems lists the problems Error prints, in the same order.
+func (e *Error) Problems() []Problem {
+	var out []Problem
+	for _, d := range e.Diagnostics {
+		if d.Severity != hcl.DiagError {
+			continue
+		}
+		p := Problem{Message: diagMessage(d)}
+		if d.Subject != nil {
+			p.File, p.Line, p.Column = d.Subject.Filename, d.Subject.Start.Line, d.Subject.Start.Column
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
 func formatDiag(d *hcl.Diagnostic) string {
+	if d.Subject == nil {
+		return diagMessage(d)
+	}
+	return pos(*d.Subject) + ": " + diagMessage(d)
+}
+
+func diagMessage(d *hcl.Diagnostic) string {
 	msg := d.Summary
 	if d.Detail != "" {
 		msg += "; " + d.Detail
 	}
-	if d.Subject == nil {
-		return msg
-	}
-	return pos(*d.Subject) + ": " + msg
+	return msg
 }
 
 // pos is the "file:line:col" editors and terminals turn into links.

@@ -104,6 +104,11 @@ func TestParseErrors(t *testing.T) {
 			want: `toolgate.hcl:1:8: invalid plugin name "--": use lowercase letters, digits and "-", starting with a letter or digit`,
 		},
 		{
+			name: "plugin name too long for tool names",
+			src:  "plugin \"" + strings.Repeat("k8s-", 11) + "x\" {\n  type = \"kubernetes\"\n}",
+			want: `toolgate.hcl:1:8: plugin name "` + strings.Repeat("k8s-", 11) + `x" is 45 characters long; at most 40 fit, so that its tools' names (x_<plugin>_<tool>) stay within MCP's 64 characters and apart from other plugins' tools; did you mean "` + strings.Repeat("k8s-", 9) + `k8s"?`,
+		},
+		{
 			name: "bad duration",
 			src:  "gateway {\n  call_timeout = \"5x\"\n}",
 			want: `toolgate.hcl:2:18: invalid duration "5x" for call_timeout; write a number with a unit, such as "30s", "5m" or "1h30m"`,

@@ -26,6 +26,11 @@ var logLevels = []string{"trace", "debug", "info", "warn", "error", "off"}
 // pluginNameRE keeps names usable inside tool names (x_<plugin>_<tool>) and URLs.
 var pluginNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
 
+// MaxPluginNameLen bounds a plugin name so that x_<plugin>_ always fits whole
+// in MCP's 64-character tool names, with room left for the tool's own name:
+// a prefix clipped away would give two plugins' tools the same name.
+const MaxPluginNameLen = 40
+
 func parseDuration(name, s string, positive bool) (time.Duration, string) {
 	d, err := time.ParseDuration(strings.TrimSpace(s))
 	switch {
@@ -111,6 +116,10 @@ func unknownMsg(what, given string, options []string) string {
 
 func checkPluginName(name string) string {
 	if pluginNameRE.MatchString(name) {
+		if len(name) > MaxPluginNameLen {
+			return fmt.Sprintf("plugin name %q is %d characters long; at most %d fit, so that its tools' names (x_<plugin>_<tool>) stay within MCP's 64 characters and apart from other plugins' tools; did you mean %q?",
+				name, len(name), MaxPluginNameLen, sanitizeName(name))
+		}
 		return ""
 	}
 	msg := fmt.Sprintf("invalid plugin name %q: use lowercase letters, digits and \"-\", starting with a letter or digit", name)
@@ -130,6 +139,9 @@ func sanitizeName(name string) string {
 		}
 	}
 	s := strings.TrimLeft(string(b), "-")
+	if len(s) > MaxPluginNameLen {
+		s = strings.TrimRight(s[:MaxPluginNameLen], "-")
+	}
 	if !pluginNameRE.MatchString(s) {
 		return ""
 	}

@@ -275,6 +275,7 @@ func (s *Server) promptHandler(name string) server.PromptHandlerFunc {
 	return func(ctx context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 		pr, err := s.opts.Prompts.GetPrompt(ctx, name, req.Params.Arguments)
 		if err != nil {
+			markReadError(ctx, err)
 			return nil, err
 		}
 		return toGetPromptResult(pr)

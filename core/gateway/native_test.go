@@ -33,13 +33,20 @@ func (l *library) ListPrompts() []protov1.Prompt {
 
 func (l *library) GetPrompt(_ context.Context, name string, args map[string]string) (*protov1.PromptResult, error) {
 	if args["who"] == "" {
-		return nil, fmt.Errorf("prompt %s: argument who is required", name)
+		return nil, &missingArgument{name}
 	}
 	return &protov1.PromptResult{Description: "greeting", Messages: []protov1.PromptMessage{
 		{Role: "user", Content: protov1.Content{Kind: protov1.KindText, Text: "Greet " + args["who"]}},
 		{Role: "assistant", Content: protov1.Content{Kind: protov1.KindResource, Resource: &protov1.ResourceContents{URI: "mem://a", Blob: []byte{0, 1}}}},
 	}}, nil
 }
+
+// missingArgument is a prompts/get without the argument the prompt needs:
+// the client's mistake, as the real library's native.ArgumentError says.
+type missingArgument struct{ prompt string }
+
+func (e *missingArgument) Error() string { return "prompt " + e.prompt + ": argument who is required" }
+func (e *missingArgument) Unwrap() error { return protov1.ErrInvalidArgument }
 
 func (l *library) ListResources() ([]protov1.Resource, []protov1.ResourceTemplate) {
 	l.mu.Lock()
@@ -148,8 +155,9 @@ func TestNativePromptsArePagedRenderedAndAnnounced(t *testing.T) {
 	sameJSON(t, got, []byte(`{"description":"greeting","messages":[
 		{"role":"user","content":{"type":"text","text":"Greet Ada"}},
 		{"role":"assistant","content":{"type":"resource","resource":{"uri":"mem://a","blob":"AAE="}}}]}`))
-	if _, msgs := c.post(`{"jsonrpc":"2.0","id":4,"method":"prompts/get","params":{"name":"x_mem_p007"}}`); msgs[0].Error == nil || !strings.Contains(msgs[0].Error.Message, "argument who is required") {
-		t.Errorf("prompts/get without its argument: %+v", msgs[0])
+	if _, msgs := c.post(`{"jsonrpc":"2.0","id":4,"method":"prompts/get","params":{"name":"x_mem_p007"}}`); msgs[0].Error == nil ||
+		!strings.Contains(msgs[0].Error.Message, "argument who is required") || msgs[0].Error.Code != codeInvalidParams {
+		t.Errorf("prompts/get without its argument: %+v, want -32602 (invalid params) naming it", msgs[0].Error)
 	}
 	if _, msgs := c.post(`{"jsonrpc":"2.0","id":5,"method":"prompts/get","params":{"name":"x_mem_nope"}}`); msgs[0].Error == nil || !strings.Contains(msgs[0].Error.Message, "x_mem_nope") {
 		t.Errorf("prompts/get of an unknown prompt: %+v", msgs[0])

@@ -10,16 +10,17 @@ import (
 	"github.com/toolgate/toolgate/sdk/protov1"
 )
 
-// mcp-go answers every error of a resource handler with -32603, internal
-// error. When a plugin says that the resource does not exist, or that the
-// URI is not a valid one, that is not the gateway's fault: MCP has codes for
-// both (-32002, or invalid params on 2026-07-28; -32602), which a client may
-// act on. The handler marks the request; dispatch corrects the code.
+// mcp-go answers every error of a resource or prompt handler with -32603,
+// internal error. When a plugin says that the resource does not exist, or
+// that the URI is not a valid one, or a prompts/get lacks an argument the
+// prompt requires, that is not the gateway's fault: MCP has codes for these
+// (-32002, or invalid params on 2026-07-28; -32602), which a client may act
+// on. The handler marks the request; dispatch corrects the code.
 
 type readErrorKey struct{}
 
 // markReadError tells dispatch what err, from the handler serving ctx's
-// resources/read, means.
+// resources/read or prompts/get, means.
 func markReadError(ctx context.Context, err error) {
 	mark, ok := ctx.Value(readErrorKey{}).(*atomic.Int32)
 	if !ok {
@@ -33,9 +34,10 @@ func markReadError(ctx context.Context, err error) {
 	}
 }
 
-// watchReadError prepares ctx for markReadError on a resources/read.
+// watchReadError prepares ctx for markReadError on a resources/read or
+// prompts/get.
 func watchReadError(ctx context.Context, env *envelope) (context.Context, *atomic.Int32) {
-	if !env.isRequest() || env.Method != string(mcp.MethodResourcesRead) {
+	if !env.isRequest() || (env.Method != string(mcp.MethodResourcesRead) && env.Method != string(mcp.MethodPromptsGet)) {
 		return ctx, nil
 	}
 	mark := new(atomic.Int32)
@@ -51,8 +53,10 @@ func readErrorCode(resp any, mark *atomic.Int32, env *envelope) any {
 	}
 	e := *r.Error
 	e.Code = int(mark.Load())
-	if e.Code == mcp.RESOURCE_NOT_FOUND && env.modern() {
-		e.Code = codeInvalidParams // 2026-07-28 has no code of its own for it
+	if e.Code == mcp.RESOURCE_NOT_FOUND && (env.modern() || env.Method == string(mcp.MethodPromptsGet)) {
+		// 2026-07-28 has no code of its own for it, and a prompt name that
+		// is not there is an invalid param on every version.
+		e.Code = codeInvalidParams
 	}
 	r.Error = &e
 	return r

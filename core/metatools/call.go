@@ -283,11 +283,42 @@ func compact(schema json.RawMessage) string {
 	return b.String()
 }
 
-// DirectCallMessage is the answer to a tools/call of a plugin tool's name,
-// which is only reachable through call_tool.
-func DirectCallMessage(name string) string {
-	name = clip.Name(name)
-	args, _ := json.Marshal(map[string]any{"name": name, "arguments": map[string]any{}})
-	return fmt.Sprintf("%s is not called directly: this gateway exposes its tools through meta-tools. "+
-		"Call the tool call_tool with arguments %s (describe_tool {\"name\": %q} shows its arguments).", name, args, name)
+// DirectCallMessage is the answer to a tools/call of a name that is not a
+// meta-tool. A plugin or core tool is reachable only through call_tool: the
+// answer says so with a call to paste, its arguments as describe_tool's
+// example has them. Any other name is unknown, and the answer names the
+// meta-tool or plugin tool it probably means, rather than promising a tool
+// that is not there.
+func (h *Handlers) DirectCallMessage(name string) string {
+	if args, ok := h.directExample(name); ok {
+		name = clip.Name(name)
+		var call bytes.Buffer
+		enc := json.NewEncoder(&call)
+		enc.SetEscapeHTML(false) // placeholders like <name> stay as describe_tool shows them
+		_ = enc.Encode(map[string]any{"name": name, "arguments": args})
+		return fmt.Sprintf("%s is not called directly: this gateway exposes its tools through meta-tools. "+
+			"Call the tool call_tool with arguments %s (describe_tool {\"name\": %q} shows its arguments).", name, bytes.TrimSpace(call.Bytes()), name)
+	}
+	metas := h.metaToolNames()
+	if near := closest(name, metas); near != "" {
+		return fmt.Sprintf("unknown tool %q; did you mean %q? This gateway's tools are %s.", clip.Name(name), near, strings.Join(metas, ", "))
+	}
+	return h.unknownTool(name).Content[0].Text + "; a plugin tool is run through call_tool, not called directly"
+}
+
+// directExample returns the example arguments of a plugin or core tool, or
+// empty ones for a name of a plugin that has not told its tools yet.
+func (h *Handlers) directExample(name string) (map[string]any, bool) {
+	if t, ok := h.Catalog.Tool(name); ok {
+		return Example(t.Def.InputSchema), true
+	}
+	if c, ok := h.core[name]; ok {
+		return Example(c.InputSchema), true
+	}
+	if plugin, ok := catalog.PluginOf(name); ok && h.Plugins != nil && !h.Catalog.Known(plugin) {
+		if _, configured := h.Plugins.Get(plugin); configured {
+			return map[string]any{}, true
+		}
+	}
+	return nil, false
 }

@@ -3,9 +3,11 @@ package metatools
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"time"
 
 	"github.com/toolgate/toolgate/core/supervisor"
+	"github.com/toolgate/toolgate/internal/clip"
 	"github.com/toolgate/toolgate/sdk/protov1"
 )
 
@@ -72,7 +74,7 @@ func (h *Handlers) withPlugin(tool string, act func(*supervisor.Supervisor, cont
 		}
 		s, ok := h.Plugins.Get(in.Name)
 		if !ok {
-			return nil, &ArgumentError{Tool: tool, Argument: "name", Problem: "no plugin named " + quote(in.Name)}
+			return nil, &ArgumentError{Tool: tool, Argument: "name", Problem: "no plugin named " + quote(clip.Name(in.Name)) + "; plugins: " + strings.Join(h.Plugins.Names(), ", ")}
 		}
 		ctx, cancel := context.WithTimeout(ctx, h.CallTimeout(in.Name))
 		defer cancel()
@@ -98,6 +100,9 @@ func (h *Handlers) pluginDetail(st supervisor.Status) map[string]any {
 	}
 	if len(st.Stderr) > 0 {
 		out["stderr"] = st.Stderr
+	}
+	if c := h.Catalog.Collisions(st.Name); len(c) > 0 {
+		out["collisions"] = c
 	}
 	if !st.NextTry.IsZero() {
 		out["next_try"] = st.NextTry.UTC().Format(time.RFC3339)

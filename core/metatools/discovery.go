@@ -4,13 +4,18 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"slices"
+	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/toolgate/toolgate/core/catalog"
 	"github.com/toolgate/toolgate/core/search"
 	"github.com/toolgate/toolgate/core/supervisor"
 	"github.com/toolgate/toolgate/internal/clip"
+	"github.com/toolgate/toolgate/internal/similar"
 	"github.com/toolgate/toolgate/sdk/protov1"
 )
 
@@ -29,12 +34,16 @@ type pluginLine struct {
 	Tools     int    `json:"tools"`
 	LastError string `json:"last_error,omitempty"`
 	NextTry   string `json:"next_try,omitempty"`
+	// Collisions are the plugin's tools, prompts or resources left out
+	// because their names were taken.
+	Collisions []string `json:"collisions,omitempty"`
 }
 
 func (h *Handlers) pluginLines() []pluginLine {
 	var out []pluginLine
 	for _, st := range h.Plugins.Statuses() {
-		pl := pluginLine{Name: st.Name, State: string(st.State), Tools: h.Catalog.ToolCount(st.Name), LastError: st.LastError}
+		pl := pluginLine{Name: st.Name, State: string(st.State), Tools: h.Catalog.ToolCount(st.Name), LastError: st.LastError,
+			Collisions: h.Catalog.Collisions(st.Name)}
 		if !st.NextTry.IsZero() {
 			pl.NextTry = st.NextTry.UTC().Format("2006-01-02T15:04:05Z")
 		}
@@ -50,7 +59,7 @@ func (h *Handlers) state(plugin string) string {
 	return "unknown"
 }
 
-func (h *Handlers) listTools(_ context.Context, raw json.RawMessage, _ protov1.CallEvents) (*protov1.Result, error) {
+func (h *Handlers) listTools(ctx context.Context, raw json.RawMessage, _ protov1.CallEvents) (*protov1.Result, error) {
 	var in struct {
 		Plugin string `json:"plugin"`
 		Limit  *int   `json:"limit"`
@@ -64,11 +73,13 @@ func (h *Handlers) listTools(_ context.Context, raw json.RawMessage, _ protov1.C
 			return nil, h.unknownPlugin("list_tools", in.Plugin)
 		}
 	}
-	tools := h.Catalog.Tools(in.Plugin)
-	lo, hi, err := page("list_tools", in.Limit, in.Offset, 50, len(tools))
+	limit, offset, err := paging("list_tools", in.Limit, in.Offset, 50)
 	if err != nil {
 		return nil, err
 	}
+	h.awaitFirstListing(ctx, in.Plugin)
+	tools := h.Catalog.Tools(in.Plugin)
+	lo, hi := min(offset, len(tools)), min(offset+limit, len(tools))
 	lines := make([]toolLine, 0, hi-lo)
 	for _, t := range tools[lo:hi] {
 		lines = append(lines, toolLine{Name: t.ID, Summary: summary(t.Def.Description), Plugin: t.Plugin})
@@ -84,7 +95,13 @@ func (h *Handlers) unknownPlugin(tool, name string) error {
 
 func quote(s string) string { b, _ := json.Marshal(s); return string(b) }
 
-// firstListingWait bounds how long a search waits for plugins that have
+// maxQueryLen bounds a filter_tools query. A request in words is far
+// shorter; ranking a query grows faster than its length (a single word of
+// 20,000 letters takes seconds), so a huge one would hold the call, and a
+// CPU, for minutes.
+const maxQueryLen = 1000
+
+// firstListingWait bounds how long a listing or search waits for plugins that have
 // not yet told their tools (the first moments after the gateway starts, or
 // a lazy plugin with no stored list being started to learn it). A plugin
 // slower than this (an npx download, say) is then listed as not available.
@@ -130,6 +147,10 @@ func (h *Handlers) filterTools(ctx context.Context, raw json.RawMessage, _ proto
 		if _, ok := h.Plugins.Get(in.Plugin); !ok {
 			return nil, h.unknownPlugin("filter_tools", in.Plugin)
 		}
+	}
+	if n := utf8.RuneCountInString(in.Query); n > maxQueryLen {
+		return nil, &ArgumentError{Tool: "filter_tools", Argument: "query", Problem: fmt.Sprintf(
+			"is %d characters long; at most %d: say in a few words what you want to do", n, maxQueryLen)}
 	}
 	limit, lo, err := paging("filter_tools", in.Limit, in.Offset, 5)
 	if err != nil {
@@ -181,18 +202,53 @@ func schemaValue(s json.RawMessage) any {
 	return json.RawMessage(s)
 }
 
-// unknownTool answers a name that is not in the catalog with the closest ones.
+// unknownTool answers a name that is not in the catalog with the closest ones:
+// plugin tools, then core tools the name is part of or a typo of. A
+// meta-tool's name is no tool of call_tool's, and is told so.
 func (h *Handlers) unknownTool(name string) *protov1.Result {
+	if slices.Contains(h.metaToolNames(), name) {
+		return errorResult("%s is a meta-tool, not a tool behind the gateway: call it directly (tools/call %s), not through call_tool", name, name)
+	}
 	near := h.Catalog.Index().Closest(name, 3)
+	cores := make([]string, 0, len(h.core))
 	for core := range h.core {
+		cores = append(cores, core)
+	}
+	sort.Strings(cores)
+	for _, core := range cores {
 		if strings.Contains(core, strings.ToLower(name)) && len(near) < 3 {
 			near = append(near, core)
 		}
+	}
+	if typo := closest(name, cores); typo != "" && !slices.Contains(near, typo) {
+		near = append([]string{typo}, near...)
+	}
+	if len(near) > 3 {
+		near = near[:3]
 	}
 	if len(near) == 0 {
 		return errorResult("unknown tool %q; find tools with filter_tools {\"query\": \"...\"}", clip.Name(name))
 	}
 	return errorResult("unknown tool %q; did you mean %s? (filter_tools finds tools by what they do)", clip.Name(name), strings.Join(quoteAll(near), ", "))
+}
+
+// closest is the option a name is probably a typo of. A name longer than
+// any a person types is a typo of none, and costs no edit distance, which
+// grows with the product of the lengths.
+func closest(name string, options []string) string {
+	if len(name) > clip.NameLimit {
+		return ""
+	}
+	return similar.Closest(name, options)
+}
+
+// metaToolNames are the names of the meta-tools, in tools/list order.
+func (h *Handlers) metaToolNames() []string {
+	var names []string
+	for _, t := range h.Tools() {
+		names = append(names, t.Name)
+	}
+	return names
 }
 
 func quoteAll(names []string) []string {
@@ -225,6 +281,7 @@ func (h *Handlers) describeTool(ctx context.Context, raw json.RawMessage, _ prot
 		return missing, nil
 	}
 	out := describe(t, h.Plugins)
+	out["labels"] = h.Catalog.Labels(t)
 	if p, _ := h.permission(t); p != "" {
 		out["destructive_policy"] = p
 	}
@@ -235,7 +292,7 @@ func describe(t *catalog.Tool, plugins *supervisor.Manager) map[string]any {
 	out := map[string]any{
 		"name": t.ID, "original_name": t.Def.Name, "title": t.Def.Title, "description": t.Def.Description,
 		"input_schema": schemaValue(t.Def.InputSchema), "annotations": annotations(t.Def.Annotations),
-		"plugin": t.Plugin, "labels": t.Def.Labels,
+		"plugin":  t.Plugin,
 		"example": map[string]any{"tool": "call_tool", "arguments": map[string]any{"name": t.ID, "arguments": Example(t.Def.InputSchema)}},
 	}
 	if len(t.Def.OutputSchema) > 0 {

@@ -37,12 +37,19 @@ func TestMain(m *testing.M) {
 // gateway runs the meta-tools over a real manager with the hello plugin.
 func gateway(t *testing.T) map[string]Tool {
 	t.Helper()
+	return toolsByName(helloHandlers(t))
+}
+
+// helloHandlers are the meta-tools' handlers over a real manager with the
+// hello plugin running.
+func helloHandlers(t *testing.T) *Handlers {
+	t.Helper()
 	cat := catalog.New()
 	cat.SetLabels("hello", map[string]string{"category": "demo"})
 	mgr := runPlugins(t, cat, supervisor.Policy{}, []supervisor.Spec{{Name: "hello", Path: helloPlugin, AutoStart: true}}, "hello")
 	h := New(cat, mgr, func(string) time.Duration { return 5 * time.Second }, hclog.NewNullLogger())
 	h.MaxCallTimeout = time.Minute
-	return toolsByName(h)
+	return h
 }
 
 // runPlugins runs specs under a manager that fills cat until the test ends,
@@ -155,6 +162,8 @@ func TestArgumentErrorsNameTheArgument(t *testing.T) {
 		{"call_tool", `{"name":"x_hello_echo","arguments":{"text":"a"},"timeout_seconds":1e400}`, `argument "timeout_seconds": 1e400 is out of range`},
 		{"call_tool", `{"name":"x_hello_echo","arguments":{"text":"a"},"timeout_seconds":"5"}`, `argument "timeout_seconds": expected a number, got a string`},
 		{"call_tool", `{"name":"core_plugin_get","arguments":{"name":"zz"}}`, `no plugin named "zz"`},
+		// Ranking a huge query would hold the call for minutes.
+		{"filter_tools", `{"query":"` + strings.Repeat("é", 1001) + `"}`, `argument "query": is 1001 characters long; at most 1000`},
 	}
 	for _, tt := range tests {
 		res, _ := invoke(t, tools, tt.tool, tt.args)
@@ -210,6 +219,15 @@ func TestDescribeAndCall(t *testing.T) {
 	}
 	if out["annotations"].(map[string]any)["read_only"] != true || out["plugin_state"].(map[string]any)["state"] != "running" {
 		t.Errorf("describe: %v", out)
+	}
+	// The labels shown are those filter_tools matches: the operator's
+	// category and the ones the annotations give.
+	labels, _ := json.Marshal(out["labels"])
+	if string(labels) != `{"category":"demo","read_only":"true"}` {
+		t.Errorf("describe_tool labels = %s, want the category and read_only from the annotations", labels)
+	}
+	if _, found := invoke(t, tools, "filter_tools", `{"pattern":"x_hello_greet","labels":`+string(labels)+`}`); found["total"] != float64(1) {
+		t.Errorf("filter_tools by the labels describe_tool shows: %v", found)
 	}
 	// The example is itself a valid call.
 	b, _ := json.Marshal(ex)
@@ -466,7 +484,8 @@ func TestFirstCallWaitsForLazyPlugin(t *testing.T) {
 // A name of megabytes is quoted back cut short (a few kilobytes at most), by every meta-tool that
 // says it does not know it, and by the message for a direct call of it.
 func TestHugeNamesAreQuotedShort(t *testing.T) {
-	tools := gateway(t)
+	h := helloHandlers(t)
+	tools := toolsByName(h)
 	huge := "x_hello_" + strings.Repeat("é", 500_000)
 	for tool, args := range map[string]any{
 		"call_tool":     map[string]any{"name": huge},
@@ -487,7 +506,98 @@ func TestHugeNamesAreQuotedShort(t *testing.T) {
 	if err != nil || !res.IsError || len(text(res)) > 4096 {
 		t.Errorf("filter_tools of an unknown plugin: %v, an answer of %d bytes", err, len(text(res)))
 	}
-	if got := DirectCallMessage(huge); len(got) > 4096 {
-		t.Errorf("DirectCallMessage: %d bytes", len(got))
+	raw, _ = json.Marshal(map[string]any{"name": "core_plugin_get", "arguments": map[string]any{"name": huge}})
+	res, err = tools["call_tool"].Handle(context.Background(), raw, nil)
+	if got := text(res); err != nil || len(got) > 4096 || !strings.Contains(got, "plugins: hello") {
+		t.Errorf("core_plugin_get of an unknown plugin: %v, an answer of %d bytes: %.200q", err, len(got), got)
+	}
+	for _, name := range []string{huge, strings.Repeat("é", 500_000)} {
+		if got := h.DirectCallMessage(name); len(got) > 4096 {
+			t.Errorf("DirectCallMessage: %d bytes", len(got))
+		}
+	}
+}
+
+// A tools/call of a plugin or core tool's name says how to call it through
+// call_tool, with arguments that pass the tool's schema; a name that is no
+// tool at all is called unknown, with the name it probably means.
+func TestDirectCallMessage(t *testing.T) {
+	h := helloHandlers(t)
+	tools := toolsByName(h)
+	for _, name := range []string{"x_hello_greet", "core_plugin_list"} {
+		msg := h.DirectCallMessage(name)
+		_, call, ok := strings.Cut(msg, "Call the tool call_tool with arguments ")
+		if !ok || !strings.Contains(msg, name+" is not called directly") {
+			t.Fatalf("%s: %s", name, msg)
+		}
+		call, _, _ = strings.Cut(call, " (describe_tool")
+		res, _ := invoke(t, tools, "call_tool", call)
+		if res.IsError || strings.Contains(call, `\u003c`) {
+			t.Errorf("%s: the call the message gives, %s, fails: %s", name, call, text(res))
+		}
+	}
+	for name, want := range map[string]string{
+		"filter_toolz": `unknown tool "filter_toolz"; did you mean "filter_tools"? This gateway's tools are list_tools, filter_tools,`,
+		"greet":        `unknown tool "greet"; did you mean "x_hello_greet"?`,
+		"x_hello_gret": `unknown tool "x_hello_gret"; did you mean "x_hello_greet",`,
+		"x_nope_echo":  `unknown tool "x_nope_echo"`,
+	} {
+		if msg := h.DirectCallMessage(name); !strings.HasPrefix(msg, want) || strings.Contains(msg, "not called directly:") {
+			t.Errorf("DirectCallMessage(%q) = %s, want it to start %s", name, msg, want)
+		}
+	}
+}
+
+// list_tools right after the gateway starts waits, as filter_tools does,
+// for a plugin still telling its tools, instead of answering that there
+// are none.
+func TestListToolsWaitsForFirstListing(t *testing.T) {
+	cat := catalog.New()
+	mgr := runPlugins(t, cat, supervisor.Policy{}, []supervisor.Spec{{Name: "hello", Path: helloPlugin}})
+	tools := toolsByName(New(cat, mgr, func(string) time.Duration { return 10 * time.Second }, hclog.NewNullLogger()))
+	if cat.Known("hello") {
+		t.Fatal("the plugin's tools are known before list_tools; the test needs a plugin that has not told them")
+	}
+	for _, args := range []string{`{}`, `{"plugin":"hello"}`} {
+		res, out := invoke(t, tools, "list_tools", args)
+		if res.IsError || out["total"] != float64(4) {
+			t.Errorf("list_tools %s before hello told its tools: %s", args, text(res))
+		}
+	}
+}
+
+// A tool left out because its name was taken is reported where the
+// plugin's state is: list_tools and core_plugin_get, not only the log.
+func TestCollisionsAreShownWithThePlugin(t *testing.T) {
+	h := helloHandlers(t)
+	tools := toolsByName(h)
+	ch := h.Catalog.Set("hello", &catalog.Manifest{Tools: []protov1.Tool{{Name: "a.b"}, {Name: "a_b_" + catalog.ExternalName("hello", "a.b")[len("x_hello_a_b_"):]}}})
+	if len(ch.Collisions) != 1 {
+		t.Fatalf("the manifest should collide once: %+v", ch)
+	}
+	_, out := invoke(t, tools, "list_tools", `{}`)
+	plugins, _ := out["plugins"].([]any)
+	if len(plugins) != 1 || fmt.Sprint(plugins[0].(map[string]any)["collisions"]) != fmt.Sprint([]any{ch.Collisions[0]}) {
+		t.Errorf("list_tools plugins = %v, want hello with its collision %q", plugins, ch.Collisions[0])
+	}
+	res, out := invoke(t, tools, "call_tool", `{"name":"core_plugin_get","arguments":{"name":"hello"}}`)
+	if fmt.Sprint(out["collisions"]) != fmt.Sprint([]any{ch.Collisions[0]}) {
+		t.Errorf("core_plugin_get = %s, want its collision", text(res))
+	}
+}
+
+// call_tool of a misspelt core tool suggests it, and of a meta-tool says
+// to call that directly, instead of sending the caller to filter_tools.
+func TestUnknownToolNamesCoreAndMetaTools(t *testing.T) {
+	tools := gateway(t)
+	for name, want := range map[string]string{
+		"core_plugin_lst":     `did you mean "core_plugin_list"`,
+		"core_plugin_restrat": `did you mean "core_plugin_restart"`,
+		"list_tools":          `list_tools is a meta-tool, not a tool behind the gateway: call it directly`,
+	} {
+		res, _ := invoke(t, tools, "call_tool", `{"name":"`+name+`"}`)
+		if !res.IsError || !strings.Contains(text(res), want) {
+			t.Errorf("call_tool %s: %s, want %q", name, text(res), want)
+		}
 	}
 }

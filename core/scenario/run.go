@@ -64,6 +64,11 @@ func (r *Runner) runFile(ctx context.Context, file string, gateways map[string]*
 	if err != nil {
 		suite := &Suite{Name: file, File: file}
 		suite.fail("load", err.Error(), start)
+		// A JUnit reader links the case to the line the problem is on.
+		var le *LoadError
+		if errors.As(err, &le) {
+			suite.Cases[0].Line = le.Line
+		}
 		r.report(suite, &suite.Cases[0])
 		return suite
 	}

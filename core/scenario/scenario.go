@@ -34,6 +34,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -132,9 +133,9 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 	v, err := time.ParseDuration(n.Value)
 	if err != nil {
 		if _, nerr := strconv.ParseFloat(n.Value, 64); nerr == nil {
-			return fmt.Errorf("line %d: %q has no unit; write %ss for seconds", n.Line, n.Value, n.Value)
+			return &shapeError{n.Line, fmt.Sprintf("%q has no unit; write %ss for seconds", n.Value, n.Value)}
 		}
-		return fmt.Errorf("line %d: %q is not a duration like 30s or 2m", n.Line, n.Value)
+		return &shapeError{n.Line, fmt.Sprintf("%q is not a duration like 30s or 2m", n.Value)}
 	}
 	*d = Duration(v)
 	return nil
@@ -163,7 +164,7 @@ func Load(path string) (*Scenario, error) {
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, &LoadError{File: path, Problem: strings.TrimPrefix(err.Error(), "yaml: ")}
+		return nil, syntaxError(path, err)
 	}
 	if len(doc.Content) == 0 {
 		return nil, &LoadError{File: path, Problem: "the file is empty; a scenario needs a steps list"}
@@ -177,7 +178,11 @@ func Load(path string) (*Scenario, error) {
 	dec.KnownFields(true)
 	var s Scenario
 	if err := dec.Decode(&s); err != nil {
-		return nil, &LoadError{File: path, Problem: strings.TrimPrefix(err.Error(), "yaml: ")}
+		var se *shapeError
+		if errors.As(err, &se) {
+			return nil, &LoadError{File: path, Line: se.line, Problem: se.problem}
+		}
+		return nil, syntaxError(path, err)
 	}
 	s.File = path
 	if s.Name == "" {
@@ -197,6 +202,21 @@ func Load(path string) (*Scenario, error) {
 		}
 	}
 	return &s, s.check()
+}
+
+// yamlLine is how yaml.v3 starts a message about a place in the file; it has
+// no error type that carries the line.
+var yamlLine = regexp.MustCompile(`^(?:yaml: )?line (\d+): `)
+
+// syntaxError is a LoadError at the file:line the YAML parser complains of.
+func syntaxError(path string, err error) *LoadError {
+	msg := err.Error()
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		if line, aerr := strconv.Atoi(m[1]); aerr == nil {
+			return &LoadError{File: path, Line: line, Problem: msg[len(m[0]):]}
+		}
+	}
+	return &LoadError{File: path, Problem: strings.TrimPrefix(msg, "yaml: ")}
 }
 
 func (s *Scenario) check() error {

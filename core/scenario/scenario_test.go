@@ -51,12 +51,20 @@ func TestLoad(t *testing.T) {
 		"steps:\n  - call: a\n    expect: {json_path: {path: x}}\n":             "expect.json_path must be a list",
 		"steps:\n  - call: a\n    expect: {json_path: [{path: x, equal: 1}]}\n": `json_path rule: unknown key "equal"; did you mean "equals"?`,
 		"steps:\n  - call: a\n    wait_for: {timout: 3s}\n":                     `wait_for: unknown key "timout"; did you mean "timeout"?`,
-		"steps:\n  - call: a\n    timeout: 5\n":                                 `"5" has no unit; write 5s for seconds`,
+		"steps:\n  - call: a\n    timeout: 5\n":                                 `.yaml:3: "5" has no unit; write 5s for seconds`,
+		"steps:\n  - call: a\n    timeout: soon\n\n":                            `.yaml:3: "soon" is not a duration like 30s or 2m`,
+		"steps:\n  - call: a\n    args: {text: \"a\"\n  - call: b\n":            `did not find expected ',' or '}'`,
+		"steps:\n\t- call: a\n":                                                 `.yaml:2: found character that cannot start any token`,
 	} {
 		_, err := Load(write(t, body))
 		var le *LoadError
 		if !errors.As(err, &le) || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: %v, want %q", body, err, want)
+		}
+		// Every problem in a file's text is at a file:line (yaml.v3 counts
+		// the lines of a parser error from 0, of a scanner error from 1).
+		if le != nil && le.Line == 0 && strings.Contains(body, "\n") && !strings.Contains(want, "the file is empty") && want != "no steps" && want != "not both" {
+			t.Errorf("%q: %v has no line", body, err)
 		}
 	}
 }

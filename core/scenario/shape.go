@@ -27,6 +27,8 @@ type shapeError struct {
 	problem string
 }
 
+func (e *shapeError) Error() string { return fmt.Sprintf("line %d: %s", e.line, e.problem) }
+
 // checkShape walks a parsed scenario file and reports the first unknown key
 // (with the closest known one) or value of the wrong kind.
 func checkShape(doc *yaml.Node) *shapeError {

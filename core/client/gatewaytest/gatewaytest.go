@@ -102,7 +102,7 @@ type Gateway struct {
 
 	mu     sync.Mutex
 	cmd    *exec.Cmd
-	stderr *bytes.Buffer
+	stderr *syncWriter
 }
 
 // Start runs a gateway for config and waits until it answers; it is
@@ -140,8 +140,8 @@ func (g *Gateway) StartAgain() {
 	g.t.Helper()
 	cmd := exec.Command(g.bin, "serve", "--config", g.config, "--http", g.addr)
 	cmd.Env = append(os.Environ(), g.env...)
-	stderr := &bytes.Buffer{}
-	cmd.Stderr = &syncWriter{w: stderr}
+	stderr := &syncWriter{}
+	cmd.Stderr = stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		g.t.Fatalf("start gateway: %v", err)
@@ -211,15 +211,22 @@ func (g *Gateway) Stderr() string {
 	return g.stderr.String()
 }
 
+// syncWriter is a buffer the process writes while a test reads it.
 type syncWriter struct {
 	mu sync.Mutex
-	w  *bytes.Buffer
+	w  bytes.Buffer
 }
 
 func (s *syncWriter) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.w.Write(p)
+}
+
+func (s *syncWriter) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.String()
 }
 
 // Run runs the toolgate binary with args and returns stdout, stderr and the
