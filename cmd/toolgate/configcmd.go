@@ -26,7 +26,8 @@ func configCmd() *cobra.Command {
 		Long: `Check a config file, then each plugin block against what its plugin accepts:
 executables are looked for, and settings are checked against the config schema
 the plugin describes, from its cached manifest or, when none is cached, by
-starting the plugin without configuring it. Every problem is printed at once.
+starting the plugin without configuring it. TOOLGATE_* variables are applied
+over the file as serve applies them. Every problem is printed at once.
 With -o json the answer is one object: file, valid, plugins, problems (file,
 line, column, message) and warnings. Exit status 1 when there is a problem.`,
 		Args: cobra.MaximumNArgs(1),
@@ -108,6 +109,10 @@ func validateConfig(ctx context.Context, path string) validation {
 		return fail(err)
 	}
 	v.File, v.Plugins = cfg.File, len(cfg.Plugins)
+	// serve layers TOOLGATE_* variables over the file: check what it would run.
+	if err := cfg.Layer(nil); err != nil {
+		return fail(err)
+	}
 	self, err := os.Executable()
 	if err != nil {
 		return fail(err)

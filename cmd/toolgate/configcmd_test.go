@@ -155,3 +155,17 @@ func TestConfigValidateJSON(t *testing.T) {
 	wantExit(t, tg(t, nil, "config", "validate", "-o", "yaml", good), 2, nil, []string{`-o "yaml": want table or json`})
 	wantExit(t, tg(t, nil, "version", "-o", "json"), 0, []string{`"version": "`, `"plugin_protocol": 1`}, nil)
 }
+
+// config validate checks what serve would run: the TOOLGATE_* variables
+// serve layers over the file, named when one is wrong.
+func TestConfigValidateAppliesTheEnvironment(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "toolgate.hcl")
+	if err := os.WriteFile(file, []byte(fmt.Sprintf("plugin \"hello\" {\n  path = %q\n}\n", bins.Hello)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := tg(t, []string{"XDG_STATE_HOME=" + dir, "TOOLGATE_LISTEN_HTTP=not-an-address"}, "config", "validate", file)
+	wantExit(t, r, 1, nil, []string{"TOOLGATE_LISTEN_HTTP: "})
+	r = tg(t, []string{"XDG_STATE_HOME=" + dir, "TOOLGATE_LISTEN_HTTP=0.0.0.0:18999"}, "config", "validate", file)
+	wantExit(t, r, 0, []string{file + ": ok (1 plugin)\n"}, []string{"warning: TOOLGATE_LISTEN_HTTP: listen address \"0.0.0.0:18999\" is not loopback"})
+}
