@@ -2,6 +2,7 @@ package prometheus
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -107,22 +108,23 @@ func (c *client) errorResult(ctx context.Context, query string, err error) (*plu
 	}
 	te := toolError{URL: c.baseURL.Redacted(), Message: err.Error()}
 	var text string
-	var apiErr *v1.Error
+	apiErr, isAPI := prometheusError(err)
 	var httpErr *HTTPError
 	var netErr net.Error
 	switch {
-	case errors.As(err, &apiErr) && apiErr.Type == v1.ErrBadData:
+	case isAPI && apiErr.Type == v1.ErrBadData:
 		te.Kind, te.ErrorType, te.Message = "promql", string(apiErr.Type), apiErr.Msg
 		text = fmt.Sprintf("Prometheus rejected the request (%s): %s", apiErr.Type, apiErr.Msg)
 		if pos, ok := parsePosition(apiErr.Msg); ok {
 			te.Position = &pos
 			text += "\n" + pointAt(query, pos)
 		}
-	case errors.As(err, &apiErr) && apiErr.Type == v1.ErrTimeout:
+	case isAPI && isServerTimeout(apiErr):
 		te.Kind, te.ErrorType, te.Message = "timeout", string(apiErr.Type), apiErr.Msg
-		text = fmt.Sprintf("Prometheus at %s timed out evaluating the query (%s): %s\nNarrow the query: fewer series (add label matchers), a shorter range or a larger step.",
-			te.URL, apiErr.Type, apiErr.Msg)
-	case errors.As(err, &apiErr):
+		text = fmt.Sprintf("Prometheus at %s gave up on the query (%s: %s): it stops a query after the shorter of its --query.timeout and the plugin's timeout (%s).\n"+
+			"Narrow the query: fewer series (add label matchers), a shorter range or a larger step.",
+			te.URL, apiErr.Type, apiErr.Msg, c.timeout)
+	case isAPI:
 		te.Kind, te.ErrorType, te.Message = "prometheus", string(apiErr.Type), apiErr.Msg
 		text = fmt.Sprintf("Prometheus at %s answered with an error (%s): %s", te.URL, apiErr.Type, apiErr.Msg)
 		if apiErr.Detail != "" {
@@ -139,8 +141,12 @@ func (c *client) errorResult(ctx context.Context, query string, err error) (*plu
 		}
 	case errors.Is(err, context.DeadlineExceeded) || errors.As(err, &netErr) && netErr.Timeout():
 		te.Kind = "timeout"
-		text = fmt.Sprintf("Prometheus at %s did not answer within %s (timeout). Narrow the query, or raise the plugin's timeout setting if the server is just slow.",
-			te.URL, c.timeout)
+		text = fmt.Sprintf("Prometheus at %s did not answer within %s, the plugin's timeout. "+
+			"When even small requests time out, the server is overloaded, stuck or paused: check the server itself.", te.URL, c.timeout)
+		if query != "" {
+			text += " For a heavy query, narrow it: fewer series (add label matchers), a shorter range or a larger step."
+		}
+		text += " If the server is just slow, raise the plugin's timeout setting."
 	case errors.As(err, &netErr):
 		te.Kind = "unreachable"
 		text = fmt.Sprintf("Cannot reach Prometheus at %s: %v", te.URL, unwrapURLError(err))
@@ -154,6 +160,39 @@ func (c *client) errorResult(ctx context.Context, query string, err error) (*plu
 	}
 	res.IsError = true
 	return res, nil
+}
+
+// prometheusError is Prometheus' own error of a failed request. The client
+// library keeps Prometheus' error type and message only from 400 and 422
+// answers; from the 503 of a query timeout or the 500 of an internal error
+// it makes a bare "server error: 503" and keeps the body, where Prometheus
+// wrote its type and message, as Detail.
+func prometheusError(err error) (*v1.Error, bool) {
+	var e *v1.Error
+	if !errors.As(err, &e) {
+		return nil, false
+	}
+	if e.Type != v1.ErrServer && e.Type != v1.ErrClient {
+		return e, true
+	}
+	var body struct {
+		Status    string       `json:"status"`
+		ErrorType v1.ErrorType `json:"errorType"`
+		Error     string       `json:"error"`
+	}
+	if json.Unmarshal([]byte(e.Detail), &body) != nil || body.Status != "error" || body.ErrorType == "" {
+		return e, true
+	}
+	return &v1.Error{Type: body.ErrorType, Msg: body.Error}, true
+}
+
+// isServerTimeout tells Prometheus' own query timeout from other errors.
+// Prometheus reports it as a timeout when time runs out during evaluation,
+// but as an execution error carrying the context's message when time runs
+// out while it reads series; that message is the only sign the API gives.
+func isServerTimeout(e *v1.Error) bool {
+	return e.Type == v1.ErrTimeout ||
+		e.Type == v1.ErrExec && strings.HasSuffix(e.Msg, context.DeadlineExceeded.Error())
 }
 
 // unwrapURLError drops net/http's "Get <url>:" prefix, whose URL carries the

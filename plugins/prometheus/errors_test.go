@@ -86,7 +86,7 @@ func TestSlowServerTimesOut(t *testing.T) {
 	if te.Kind != "timeout" {
 		t.Fatalf("error = %+v", te)
 	}
-	mustContain(t, text, "Prometheus at "+slow+" did not answer within 300ms (timeout)")
+	mustContain(t, text, "Prometheus at "+slow+" did not answer within 300ms, the plugin's timeout")
 }
 
 // A cancelled call is the caller's doing, not a tool error to report.
