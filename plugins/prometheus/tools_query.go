@@ -201,6 +201,10 @@ func rangeQuery(ctx context.Context, c *client, in rangeArgs) (*plugin.Result, e
 	return plugin.JSON(out, text+notesText(notes)+warningsText(warnings))
 }
 
+// lookback is how far back Prometheus looks for a sample at each evaluation
+// time, unless its --query.lookback-delta says otherwise.
+const lookback = 5 * time.Minute
+
 // pointBudget is how many values the text lists before it shows only the
 // summary; the structured content always has every point.
 const pointBudget = 300
@@ -214,6 +218,12 @@ func rangeText(all, shown model.Matrix, start, end time.Time, step time.Duration
 		fmt.Fprintf(&b, "\nno series at the one evaluation time %s (empty result). The step %s is longer than the range %s, "+
 			"so the query was evaluated only at the start; give a step shorter than the range, or use query for one instant.",
 			formatTime(start), model.Duration(step), model.Duration(end.Sub(start)))
+		return b.String()
+	case len(all) == 0 && step > lookback:
+		fmt.Fprintf(&b, "\nno series at any evaluation time (empty result). Each evaluation sees only the samples of the %s before it "+
+			"(Prometheus' lookback, by default), so at a step of %s most of the range is never looked at. "+
+			"Shorten the range for a finer step, or look at every sample with a range function, e.g. max_over_time(metric[%s]).",
+			model.Duration(lookback), model.Duration(step), model.Duration(step))
 		return b.String()
 	case len(all) == 0:
 		b.WriteString("\nno series match in this range (empty result). Check the metric name and labels with list_metrics or series.")
