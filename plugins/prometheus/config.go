@@ -1,11 +1,13 @@
 package prometheus
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -203,10 +205,38 @@ func (rt *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	if resp.StatusCode/100 == 2 || strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+	if resp.StatusCode/100 == 2 {
 		return resp, nil
 	}
-	return nil, newHTTPError(resp)
+	return apiErrorOrHTTPError(resp)
+}
+
+// maxErrorBody bounds how much of a failed answer is read: Prometheus'
+// error bodies are a sentence, an auth layer's page is not worth more.
+const maxErrorBody = 64 << 10
+
+// apiErrorOrHTTPError passes on a failed answer in which Prometheus' API
+// speaks ({"status":"error", ...}), for the client to read its error type
+// and message; any other one, JSON too (a cloud gateway's 403
+// {"message":"Missing Authentication Token"}), is an HTTPError.
+func apiErrorOrHTTPError(resp *http.Response) (*http.Response, error) {
+	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+		return nil, newHTTPError(resp)
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	resp.Body.Close()
+	if err != nil {
+		return nil, fmt.Errorf("read the answer to a failed request (HTTP %s): %w", resp.Status, err)
+	}
+	var api struct {
+		Status    string `json:"status"`
+		ErrorType string `json:"errorType"`
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	if json.Unmarshal(body, &api) != nil || api.Status != "error" || api.ErrorType == "" {
+		return nil, newHTTPError(resp)
+	}
+	return resp, nil
 }
 
 // withTimeout bounds one request by the configured timeout.

@@ -1,0 +1,74 @@
+package prometheus
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+	"testing"
+)
+
+// authProxy puts the shared Prometheus behind /prometheus on a proxy that
+// wants a bearer token, and refuses others with a JSON body of its own, the
+// way cloud gateways do. It returns the proxy's URL with the prefix.
+func authProxy(t *testing.T, token string) string {
+	t.Helper()
+	target, err := url.Parse(sharedProm(t).url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp := httputil.NewSingleHostReverseProxy(target)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer "+token {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusUnauthorized)
+			fmt.Fprint(w, `{"message":"invalid or missing token"}`)
+			return
+		}
+		path, found := strings.CutPrefix(r.URL.Path, "/prometheus/")
+		if !found {
+			http.NotFound(w, r)
+			return
+		}
+		r.URL.Path = "/" + path
+		rp.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL + "/prometheus"
+}
+
+// Behind a path prefix the plugin reaches Prometheus with the right token;
+// a proxy's own JSON 401 is an HTTP refusal that points at the credentials,
+// not a Prometheus error, and never shows the token.
+func TestBearerProxyWithPathPrefix(t *testing.T) {
+	t.Parallel()
+	const token = "tok-sekrit-42"
+	u := authProxy(t, token)
+	b := serve(t, map[string]any{"url": u, "bearer_token": token})
+	var out struct {
+		Result []struct {
+			Value [2]any `json:"value"`
+		} `json:"result"`
+	}
+	ok(t, b, "query", map[string]any{"query": `sum(http_requests_total{job="checkout"})`, "time": at(300)}, &out)
+	if len(out.Result) != 1 || out.Result[0].Value[1] != "3300" {
+		t.Fatalf("result through the proxy = %+v", out.Result)
+	}
+
+	for _, cfg := range []map[string]any{
+		{"url": u, "bearer_token": "wrong-" + token},
+		{"url": u},
+	} {
+		b := serve(t, cfg)
+		text, te := failed(t, b, "query", map[string]any{"query": "up"})
+		if te.Kind != "http" || te.Status != http.StatusUnauthorized {
+			t.Fatalf("error = %+v\n%s", te, text)
+		}
+		mustContain(t, text, "Prometheus at "+u+" refused the request: HTTP 401 Unauthorized", "invalid or missing token", "bearer_token")
+		if strings.Contains(text, token) {
+			t.Errorf("the token leaked:\n%s", text)
+		}
+	}
+}
