@@ -60,7 +60,13 @@ func TestLabelNamesAndValues(t *testing.T) {
 	if !slices.Equal(out.Items, []string{"__name__", "code", "instance", "job"}) {
 		t.Fatalf("label names = %v", out.Items)
 	}
-	text := ok(t, b, "label_values", map[string]any{"label": "job", "selector": "http_requests_total"}, &out)
+	// Paged like the other lists: a big server has thousands of label names.
+	text := ok(t, b, "label_names", map[string]any{"selector": "http_requests_total", "limit": 2, "offset": 1}, &out)
+	if out.Total != 4 || !slices.Equal(out.Items, []string{"code", "instance"}) {
+		t.Fatalf("label names page = %+v", out)
+	}
+	mustContain(t, text, "4 label names on http_requests_total (showing 2–3)", "1 more not shown; call again with offset=3")
+	text = ok(t, b, "label_values", map[string]any{"label": "job", "selector": "http_requests_total"}, &out)
 	if !slices.Equal(out.Items, []string{"cart", "checkout"}) {
 		t.Fatalf("job values = %v", out.Items)
 	}

@@ -187,6 +187,8 @@ type labelNamesArgs struct {
 	Selector string `json:"selector,omitempty" description:"Only labels of series matching this selector, e.g. http_requests_total or {job=\"checkout\"}."`
 	Start    string `json:"start,omitempty" description:"Only series with data after this time: RFC 3339, Unix seconds or milliseconds, or \"now-1h\". Default: all data Prometheus has."`
 	End      string `json:"end,omitempty" description:"Only series with data before this time: RFC 3339, Unix seconds or milliseconds, or \"now\". Default: all data Prometheus has."`
+	Limit    int    `json:"limit,omitempty" description:"Names per page (default 200)."`
+	Offset   int    `json:"offset,omitempty" description:"Names to skip, for the next page."`
 }
 
 func labelNames(ctx context.Context, c *client, in labelNamesArgs) (*plugin.Result, error) {
@@ -204,7 +206,7 @@ func labelNames(ctx context.Context, c *client, in labelNamesArgs) (*plugin.Resu
 	if in.Selector != "" {
 		what += " on " + in.Selector
 	}
-	return pagedList(names, 0, 0, what, "", notes, warnings)
+	return pagedList(names, in.Offset, limitOr(in.Limit, 200), what, "", notes, warnings)
 }
 
 type labelValuesArgs struct {
