@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -97,11 +98,14 @@ func parseConfig(raw json.RawMessage) (*settings, error) {
 	case strings.TrimSpace(c.URL) == "":
 		bad("url", "is required (the Prometheus base URL, e.g. http://127.0.0.1:9090)")
 	case !strings.Contains(c.URL, "://") || err == nil && u.Scheme != "http" && u.Scheme != "https":
-		bad("url", "must start with http:// or https://, got %q", c.URL)
+		bad("url", "must start with http:// or https://, got %s", shownURL(u, err))
 	case err != nil:
-		bad("url", "is not a URL: %v", err)
+		bad("url", "is not a URL: %v", unwrapURLError(err)) // *url.Error repeats the whole URL, password and all
 	case u.Host == "":
-		bad("url", "has no host: %q", c.URL)
+		bad("url", "has no host: %q", u.Redacted())
+	case strings.HasSuffix(strings.TrimRight(u.Path, "/"), "/api/v1"):
+		// The client adds /api/v1 itself; left in, every request would 404.
+		bad("url", "must be the base URL the API lives under, without /api/v1: %q", strings.TrimSuffix(strings.TrimRight(u.Redacted(), "/"), "/api/v1"))
 	default:
 		s.baseURL = u
 	}
@@ -149,6 +153,16 @@ func parseConfig(raw json.RawMessage) (*settings, error) {
 	s.transport = http.DefaultTransport.(*http.Transport).Clone()
 	s.transport.TLSClientConfig = tlsConf
 	return s, nil
+}
+
+// shownURL is the url setting as an error may show it: its password
+// redacted, and not at all when it does not parse, since then nobody can
+// tell which part of it is a password.
+func shownURL(u *url.URL, parseErr error) string {
+	if parseErr != nil || u.Opaque != "" || u.Host == "" {
+		return "a value that is not a URL"
+	}
+	return strconv.Quote(u.Redacted())
 }
 
 func buildTLS(c *TLSConfig) (*tls.Config, []plugin.FieldError) {
