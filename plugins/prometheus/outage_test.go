@@ -1,6 +1,7 @@
 package prometheus
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/internal/testparts"
+	"github.com/toolgate/toolgate/sdk/protov1"
 )
 
 // manySeries is a data set big enough that reading its series takes
@@ -118,6 +120,14 @@ func TestFrozenPrometheusTimesOutAndRecovers(t *testing.T) {
 			"overloaded, stuck or paused")
 		if got := strings.Contains(text, "narrow it"); got != tc.narrow {
 			t.Errorf("%s: advice to narrow a query = %v, want %v:\n%s", tc.tool, got, tc.narrow, text)
+		}
+	}
+
+	// A restart cannot bring Prometheus back, so the plugin stays healthy
+	// to the gateway's pings while Prometheus is away.
+	if hc, isChecker := b.(protov1.HealthChecker); isChecker {
+		if err := hc.Health(context.Background()); err != nil {
+			t.Errorf("health while Prometheus is frozen: %v", err)
 		}
 	}
 
