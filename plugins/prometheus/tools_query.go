@@ -168,16 +168,25 @@ func rangeQuery(ctx context.Context, c *client, in rangeArgs) (*plugin.Result, e
 	}
 	span := end.Sub(start)
 	step := chooseStep(span, maxPoints)
+	chosen := true
 	if in.Step != "" {
 		asked, err := parseStep(in.Step)
 		if err != nil {
 			return plugin.Errorf("%v", err), nil
 		}
 		if pointsIn(span, asked) <= maxPoints {
-			step = asked
+			step, chosen = asked, false
 		} else {
 			notes = append(notes, fmt.Sprintf("step raised from %s to %s to keep each series within max_points=%d", asked, step, maxPoints))
 		}
+	}
+	// Prometheus evaluates at start, start+step, …: with a step of its own
+	// choosing that does not divide the range, the last point would fall
+	// up to a step before end, and LAST would not be the latest value.
+	if aligned := end.Add(-span / step * step); chosen && !aligned.Equal(start) {
+		start = aligned
+		notes = append(notes, fmt.Sprintf("start moved to %s, a whole number of %s steps before end, so that the last point is at end",
+			formatTime(start), model.Duration(step)))
 	}
 	rctx, cancel := c.withTimeout(ctx)
 	defer cancel()
