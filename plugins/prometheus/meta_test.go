@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -75,6 +76,12 @@ func TestLabelNamesAndValues(t *testing.T) {
 		"start": at(0), "end": at(600)}, &out)
 	if !slices.Equal(out.Items, []string{"200", "500"}) {
 		t.Fatalf("code values = %v", out.Items)
+	}
+	// The label tools have no filter argument to suggest.
+	text = ok(t, b, "label_values", map[string]any{"label": "queue", "limit": 2}, &out)
+	mustContain(t, text, "28 more not shown; call again with offset=2, or narrow with a selector")
+	if strings.Contains(text, "filter") {
+		t.Errorf("suggests a filter label_values does not take:\n%s", text)
 	}
 	ok(t, b, "label_values", map[string]any{"label": "queue", "limit": 2, "offset": 28}, &out)
 	if out.Total != queues || !slices.Equal(out.Items, []string{"q28", "q29"}) {
