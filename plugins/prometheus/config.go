@@ -219,7 +219,11 @@ func (rt *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	if resp.StatusCode/100 == 2 {
+	switch {
+	case resp.StatusCode/100 == 2:
+		return resp, nil
+	case req.Method == http.MethodPost && (resp.StatusCode == http.StatusMethodNotAllowed || resp.StatusCode == http.StatusNotImplemented):
+		// The client asks again with GET, for proxies that let only GET through.
 		return resp, nil
 	}
 	return apiErrorOrHTTPError(resp)

@@ -72,3 +72,27 @@ func TestBearerProxyWithPathPrefix(t *testing.T) {
 		}
 	}
 }
+
+// Behind a proxy that lets only GET through, queries (which the client
+// sends as POST first) still work: the client falls back to GET.
+func TestGetOnlyProxy(t *testing.T) {
+	t.Parallel()
+	target, err := url.Parse(sharedProm(t).url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp := httputil.NewSingleHostReverseProxy(target)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet {
+			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+			return
+		}
+		rp.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	b := serve(t, map[string]any{"url": srv.URL})
+	text := ok(t, b, "query", map[string]any{"query": `sum(http_requests_total{job="checkout"})`, "time": at(300)}, nil)
+	mustContain(t, text, "3300")
+	text = ok(t, b, "series", map[string]any{"selector": `http_requests_total{job="cart"}`}, nil)
+	mustContain(t, text, `http_requests_total{code="200", instance="cart-1", job="cart"}`)
+}
