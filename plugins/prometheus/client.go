@@ -30,7 +30,7 @@ type client struct {
 func newClient(s *settings) (*client, error) {
 	c, err := api.NewClient(api.Config{
 		Address:      s.baseURL.String(),
-		RoundTripper: &roundTripper{next: s.transport, auth: s.auth, headers: s.headers},
+		RoundTripper: &roundTripper{next: s.transport, auth: s.auth, headers: s.headers, host: s.baseURL.Hostname()},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("create Prometheus client for %s: %w", s.baseURL.Redacted(), err)
@@ -43,15 +43,22 @@ func newClient(s *settings) (*client, error) {
 func (c *client) close() { c.transport.CloseIdleConnections() }
 
 // HTTPError is an HTTP answer that is not the Prometheus API speaking: an
-// authentication layer's 401, a 404 from a URL that is not Prometheus.
+// authentication layer's 401, a 404 from a URL that is not Prometheus, a
+// login page.
 type HTTPError struct {
 	StatusCode int
 	Status     string
 	Body       string // the start of the body, for the reason a server gave
+	// Page is where an HTML page came from (after redirects), whose markup
+	// says nothing a person could act on; empty for other answers.
+	Page string
 }
 
 func (e *HTTPError) Error() string {
-	if e.Body == "" {
+	switch {
+	case e.Page != "":
+		return fmt.Sprintf("HTTP %s: an HTML page from %s", e.Status, e.Page)
+	case e.Body == "":
 		return "HTTP " + e.Status
 	}
 	return fmt.Sprintf("HTTP %s: %s", e.Status, e.Body)
@@ -59,8 +66,20 @@ func (e *HTTPError) Error() string {
 
 func newHTTPError(resp *http.Response) *HTTPError {
 	defer resp.Body.Close()
+	e := &HTTPError{StatusCode: resp.StatusCode, Status: resp.Status}
+	if isHTML(resp) {
+		page := *resp.Request.URL
+		page.RawQuery, page.User = "", nil
+		e.Page = page.String()
+		return e
+	}
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-	return &HTTPError{StatusCode: resp.StatusCode, Status: resp.Status, Body: strings.TrimSpace(string(b))}
+	e.Body = strings.TrimSpace(string(b))
+	return e
+}
+
+func isHTML(resp *http.Response) bool {
+	return strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html")
 }
 
 // Position is where in a PromQL expression Prometheus found a problem.
@@ -133,10 +152,14 @@ func (c *client) errorResult(ctx context.Context, query string, err error) (*plu
 	case errors.As(err, &httpErr):
 		te.Kind, te.Status, te.Message = "http", httpErr.StatusCode, httpErr.Error()
 		text = fmt.Sprintf("Prometheus at %s refused the request: %s", te.URL, httpErr.Error())
-		switch httpErr.StatusCode {
-		case http.StatusUnauthorized, http.StatusForbidden:
+		switch {
+		case httpErr.StatusCode/100 == 2:
+			text = fmt.Sprintf("Prometheus at %s answered with a web page, not the API: %s.\n"+
+				"Check that url points at the Prometheus server, not Grafana or a login page; "+
+				"an auth proxy showing a login page wants the bearer_token or basic_auth settings.", te.URL, httpErr.Error())
+		case httpErr.StatusCode == http.StatusUnauthorized, httpErr.StatusCode == http.StatusForbidden:
 			text += "\nCheck the bearer_token or basic_auth settings of this plugin."
-		case http.StatusNotFound:
+		case httpErr.StatusCode == http.StatusNotFound:
 			text += "\nCheck that url points at the Prometheus server (including any path prefix)."
 		}
 	case errors.Is(err, context.DeadlineExceeded) || errors.As(err, &netErr) && netErr.Timeout():

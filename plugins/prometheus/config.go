@@ -205,21 +205,32 @@ type roundTripper struct {
 	next    http.RoundTripper
 	auth    func(*http.Request)
 	headers map[string]string
+	// host is the configured server's host name: credentials and headers
+	// go only there, never to another host a redirect points at.
+	host string
 }
 
 func (rt *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	req = req.Clone(req.Context())
-	for k, v := range rt.headers {
-		req.Header.Set(k, v)
-	}
-	if rt.auth != nil {
-		rt.auth(req)
+	if req.URL.Hostname() == rt.host {
+		for k, v := range rt.headers {
+			req.Header.Set(k, v)
+		}
+		if rt.auth != nil {
+			rt.auth(req)
+		}
 	}
 	resp, err := rt.next.RoundTrip(req)
 	if err != nil {
 		return nil, err
 	}
 	switch {
+	case resp.StatusCode/100 == 3:
+		// The client follows redirects (http to https, a missing slash).
+		return resp, nil
+	case resp.StatusCode/100 == 2 && isHTML(resp):
+		// Grafana, or a single-sign-on page an auth proxy redirected to.
+		return nil, newHTTPError(resp)
 	case resp.StatusCode/100 == 2:
 		return resp, nil
 	case req.Method == http.MethodPost && (resp.StatusCode == http.StatusMethodNotAllowed || resp.StatusCode == http.StatusNotImplemented):

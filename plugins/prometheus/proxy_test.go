@@ -96,3 +96,68 @@ func TestGetOnlyProxy(t *testing.T) {
 	text = ok(t, b, "series", map[string]any{"selector": `http_requests_total{job="cart"}`}, nil)
 	mustContain(t, text, `http_requests_total{code="200", instance="cart-1", job="cart"}`)
 }
+
+// A single-sign-on proxy sends a caller without a session to its login page:
+// the answer is a web page, said to be one, not a JSON parse error.
+func TestLoginPageIsNotTheAPI(t *testing.T) {
+	t.Parallel()
+	target, err := url.Parse(sharedProm(t).url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp := httputil.NewSingleHostReverseProxy(target)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.URL.Path == "/login":
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			fmt.Fprint(w, "<!doctype html><html><head><title>Sign in</title></head><body><form>…</form></body></html>")
+		case r.Header.Get("Cookie") == "":
+			http.Redirect(w, r, "/login?next="+url.QueryEscape(r.URL.String()), http.StatusFound)
+		default:
+			rp.ServeHTTP(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	b := serve(t, map[string]any{"url": srv.URL})
+	for tool, args := range map[string]map[string]any{"query": {"query": "up"}, "targets": nil} {
+		text, te := failed(t, b, tool, args)
+		if te.Kind != "http" || te.Status != http.StatusOK {
+			t.Fatalf("%s: error = %+v\n%s", tool, te, text)
+		}
+		mustContain(t, text, "Prometheus at "+srv.URL+" answered with a web page, not the API: HTTP 200 OK: an HTML page from "+srv.URL+"/login.",
+			"not Grafana or a login page", "bearer_token")
+		if strings.Contains(text, "<") {
+			t.Errorf("%s: markup in the message:\n%s", tool, text)
+		}
+	}
+}
+
+// A redirect to another host (here localhost for 127.0.0.1) takes neither
+// the token nor the configured headers along.
+func TestRedirectElsewhereKeepsCredentials(t *testing.T) {
+	t.Parallel()
+	got := make(chan http.Header, 4)
+	elsewhere := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got <- r.Header.Clone()
+		http.Error(w, "not here", http.StatusNotFound)
+	}))
+	t.Cleanup(elsewhere.Close)
+	other := strings.Replace(elsewhere.URL, "127.0.0.1", "localhost", 1)
+	redirector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got <- r.Header.Clone()
+		http.Redirect(w, r, other+r.URL.Path, http.StatusTemporaryRedirect)
+	}))
+	t.Cleanup(redirector.Close)
+	b := serve(t, map[string]any{"url": redirector.URL, "bearer_token": "tok-sekrit-42", "headers": map[string]string{"X-Scope-OrgID": "team-a"}})
+	text, te := failed(t, b, "targets", nil)
+	if te.Kind != "http" || te.Status != http.StatusNotFound {
+		t.Fatalf("error = %+v\n%s", te, text)
+	}
+	first, second := <-got, <-got
+	if first.Get("Authorization") != "Bearer tok-sekrit-42" || first.Get("X-Scope-OrgID") != "team-a" {
+		t.Errorf("the configured server lacked credentials: %v", first)
+	}
+	if second.Get("Authorization") != "" || second.Get("X-Scope-OrgID") != "" {
+		t.Errorf("credentials followed the redirect to %s: %v", other, second)
+	}
+}
