@@ -103,6 +103,9 @@ func TestFrozenPrometheusTimesOutAndRecovers(t *testing.T) {
 		}
 	}
 	t.Cleanup(resume)
+	// kill returns before every thread has stopped; one still running could
+	// answer the first call.
+	eventually(t, 15*time.Second, func() error { return allStopped(pid) })
 	for _, tc := range []struct {
 		tool   string
 		args   map[string]any
@@ -138,4 +141,24 @@ func TestFrozenPrometheusTimesOutAndRecovers(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// allStopped checks every thread of process pid is stopped by a signal.
+func allStopped(pid int) error {
+	tasks, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/stat", pid))
+	if err != nil || len(tasks) == 0 {
+		return fmt.Errorf("threads of %d: %v", pid, err)
+	}
+	for _, task := range tasks {
+		stat, err := os.ReadFile(task)
+		if err != nil {
+			return err
+		}
+		// The state follows the command name, which is in parentheses.
+		rest := stat[strings.LastIndexByte(string(stat), ')')+1:]
+		if state := strings.TrimSpace(string(rest)); !strings.HasPrefix(state, "T") && !strings.HasPrefix(state, "t") {
+			return fmt.Errorf("%w: %s is in state %.1s", errNotYet, task, state)
+		}
+	}
+	return nil
 }
