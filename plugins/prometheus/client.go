@@ -161,6 +161,11 @@ func (c *client) errorResult(ctx context.Context, query string, err error) (*plu
 			text += "\nCheck the bearer_token or basic_auth settings of this plugin."
 		case httpErr.StatusCode == http.StatusNotFound:
 			text += "\nCheck that url points at the Prometheus server (including any path prefix)."
+		case httpErr.StatusCode == http.StatusBadGateway, httpErr.StatusCode == http.StatusServiceUnavailable,
+			httpErr.StatusCode == http.StatusGatewayTimeout:
+			text = fmt.Sprintf("Prometheus at %s is not available: %s.\n"+
+				"A proxy or load balancer in front of it could not reach it, or it is still starting: check that Prometheus runs and is ready.",
+				te.URL, httpErr.Error())
 		}
 	case errors.Is(err, context.DeadlineExceeded) || errors.As(err, &netErr) && netErr.Timeout():
 		te.Kind = "timeout"

@@ -2,6 +2,8 @@ package prometheus
 
 import (
 	"fmt"
+	"io"
+	"log"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -159,5 +161,28 @@ func TestRedirectElsewhereKeepsCredentials(t *testing.T) {
 	}
 	if second.Get("Authorization") != "" || second.Get("X-Scope-OrgID") != "" {
 		t.Errorf("credentials followed the redirect to %s: %v", other, second)
+	}
+}
+
+// A proxy whose Prometheus is down answers 502: the message says Prometheus
+// is not available behind it, not that the request was refused.
+func TestProxyWithPrometheusDown(t *testing.T) {
+	t.Parallel()
+	addr, err := freeAddr()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: "http", Host: addr})
+	rp.ErrorLog = log.New(io.Discard, "", 0)
+	srv := httptest.NewServer(rp)
+	t.Cleanup(srv.Close)
+	b := serve(t, map[string]any{"url": srv.URL})
+	text, te := failed(t, b, "query", map[string]any{"query": "up"})
+	if te.Kind != "http" || te.Status != http.StatusBadGateway {
+		t.Fatalf("error = %+v\n%s", te, text)
+	}
+	mustContain(t, text, "Prometheus at "+srv.URL+" is not available: HTTP 502 Bad Gateway", "could not reach it")
+	if strings.Contains(text, "refused") {
+		t.Errorf("calls a down backend a refusal:\n%s", text)
 	}
 }
