@@ -178,6 +178,9 @@ func (c *client) errorResult(ctx context.Context, query string, err error) (*plu
 	case errors.As(err, &netErr):
 		te.Kind = "unreachable"
 		text = fmt.Sprintf("Cannot reach Prometheus at %s: %v", te.URL, unwrapURLError(err))
+		if errors.Is(err, http.ErrSchemeMismatch) {
+			text += "\nThe server speaks plain HTTP: write url with http://, or give Prometheus a TLS web config."
+		}
 	default:
 		te.Kind = "prometheus"
 		text = fmt.Sprintf("Request to Prometheus at %s failed: %v", te.URL, err)
