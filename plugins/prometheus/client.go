@@ -2,6 +2,7 @@ package prometheus
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -29,7 +30,7 @@ type client struct {
 func newClient(s *settings) (*client, error) {
 	c, err := api.NewClient(api.Config{
 		Address:      s.baseURL.String(),
-		RoundTripper: &roundTripper{next: s.transport, auth: s.auth, headers: s.headers},
+		RoundTripper: &roundTripper{next: s.transport, auth: s.auth, headers: s.headers, host: s.baseURL.Hostname()},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("create Prometheus client for %s: %w", s.baseURL.Redacted(), err)
@@ -42,15 +43,22 @@ func newClient(s *settings) (*client, error) {
 func (c *client) close() { c.transport.CloseIdleConnections() }
 
 // HTTPError is an HTTP answer that is not the Prometheus API speaking: an
-// authentication layer's 401, a 404 from a URL that is not Prometheus.
+// authentication layer's 401, a 404 from a URL that is not Prometheus, a
+// login page.
 type HTTPError struct {
 	StatusCode int
 	Status     string
 	Body       string // the start of the body, for the reason a server gave
+	// Page is where an HTML page came from (after redirects), whose markup
+	// says nothing a person could act on; empty for other answers.
+	Page string
 }
 
 func (e *HTTPError) Error() string {
-	if e.Body == "" {
+	switch {
+	case e.Page != "":
+		return fmt.Sprintf("HTTP %s: an HTML page from %s", e.Status, e.Page)
+	case e.Body == "":
 		return "HTTP " + e.Status
 	}
 	return fmt.Sprintf("HTTP %s: %s", e.Status, e.Body)
@@ -58,8 +66,20 @@ func (e *HTTPError) Error() string {
 
 func newHTTPError(resp *http.Response) *HTTPError {
 	defer resp.Body.Close()
+	e := &HTTPError{StatusCode: resp.StatusCode, Status: resp.Status}
+	if isHTML(resp) {
+		page := *resp.Request.URL
+		page.RawQuery, page.User = "", nil
+		e.Page = page.String()
+		return e
+	}
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-	return &HTTPError{StatusCode: resp.StatusCode, Status: resp.Status, Body: strings.TrimSpace(string(b))}
+	e.Body = strings.TrimSpace(string(b))
+	return e
+}
+
+func isHTML(resp *http.Response) bool {
+	return strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html")
 }
 
 // Position is where in a PromQL expression Prometheus found a problem.
@@ -107,22 +127,23 @@ func (c *client) errorResult(ctx context.Context, query string, err error) (*plu
 	}
 	te := toolError{URL: c.baseURL.Redacted(), Message: err.Error()}
 	var text string
-	var apiErr *v1.Error
+	apiErr, isAPI := prometheusError(err)
 	var httpErr *HTTPError
 	var netErr net.Error
 	switch {
-	case errors.As(err, &apiErr) && apiErr.Type == v1.ErrBadData:
+	case isAPI && apiErr.Type == v1.ErrBadData:
 		te.Kind, te.ErrorType, te.Message = "promql", string(apiErr.Type), apiErr.Msg
 		text = fmt.Sprintf("Prometheus rejected the request (%s): %s", apiErr.Type, apiErr.Msg)
 		if pos, ok := parsePosition(apiErr.Msg); ok {
 			te.Position = &pos
 			text += "\n" + pointAt(query, pos)
 		}
-	case errors.As(err, &apiErr) && apiErr.Type == v1.ErrTimeout:
+	case isAPI && isServerTimeout(apiErr):
 		te.Kind, te.ErrorType, te.Message = "timeout", string(apiErr.Type), apiErr.Msg
-		text = fmt.Sprintf("Prometheus at %s timed out evaluating the query (%s): %s\nNarrow the query: fewer series (add label matchers), a shorter range or a larger step.",
-			te.URL, apiErr.Type, apiErr.Msg)
-	case errors.As(err, &apiErr):
+		text = fmt.Sprintf("Prometheus at %s gave up on the query (%s: %s): it stops a query after the shorter of its --query.timeout and the plugin's timeout (%s).\n"+
+			"Narrow the query: fewer series (add label matchers), a shorter range or a larger step.",
+			te.URL, apiErr.Type, apiErr.Msg, c.timeout)
+	case isAPI:
 		te.Kind, te.ErrorType, te.Message = "prometheus", string(apiErr.Type), apiErr.Msg
 		text = fmt.Sprintf("Prometheus at %s answered with an error (%s): %s", te.URL, apiErr.Type, apiErr.Msg)
 		if apiErr.Detail != "" {
@@ -131,19 +152,35 @@ func (c *client) errorResult(ctx context.Context, query string, err error) (*plu
 	case errors.As(err, &httpErr):
 		te.Kind, te.Status, te.Message = "http", httpErr.StatusCode, httpErr.Error()
 		text = fmt.Sprintf("Prometheus at %s refused the request: %s", te.URL, httpErr.Error())
-		switch httpErr.StatusCode {
-		case http.StatusUnauthorized, http.StatusForbidden:
+		switch {
+		case httpErr.StatusCode/100 == 2:
+			text = fmt.Sprintf("Prometheus at %s answered with a web page, not the API: %s.\n"+
+				"Check that url points at the Prometheus server, not Grafana or a login page; "+
+				"an auth proxy showing a login page wants the bearer_token or basic_auth settings.", te.URL, httpErr.Error())
+		case httpErr.StatusCode == http.StatusUnauthorized, httpErr.StatusCode == http.StatusForbidden:
 			text += "\nCheck the bearer_token or basic_auth settings of this plugin."
-		case http.StatusNotFound:
+		case httpErr.StatusCode == http.StatusNotFound:
 			text += "\nCheck that url points at the Prometheus server (including any path prefix)."
+		case httpErr.StatusCode == http.StatusBadGateway, httpErr.StatusCode == http.StatusServiceUnavailable,
+			httpErr.StatusCode == http.StatusGatewayTimeout:
+			text = fmt.Sprintf("Prometheus at %s is not available: %s.\n"+
+				"A proxy or load balancer in front of it could not reach it, or it is still starting: check that Prometheus runs and is ready.",
+				te.URL, httpErr.Error())
 		}
 	case errors.Is(err, context.DeadlineExceeded) || errors.As(err, &netErr) && netErr.Timeout():
 		te.Kind = "timeout"
-		text = fmt.Sprintf("Prometheus at %s did not answer within %s (timeout). Narrow the query, or raise the plugin's timeout setting if the server is just slow.",
-			te.URL, c.timeout)
+		text = fmt.Sprintf("Prometheus at %s did not answer within %s, the plugin's timeout. "+
+			"When even small requests time out, the server is overloaded, stuck or paused: check the server itself.", te.URL, c.timeout)
+		if query != "" {
+			text += " For a heavy query, narrow it: fewer series (add label matchers), a shorter range or a larger step."
+		}
+		text += " If the server is just slow, raise the plugin's timeout setting."
 	case errors.As(err, &netErr):
 		te.Kind = "unreachable"
 		text = fmt.Sprintf("Cannot reach Prometheus at %s: %v", te.URL, unwrapURLError(err))
+		if errors.Is(err, http.ErrSchemeMismatch) {
+			text += "\nThe server speaks plain HTTP: write url with http://, or give Prometheus a TLS web config."
+		}
 	default:
 		te.Kind = "prometheus"
 		text = fmt.Sprintf("Request to Prometheus at %s failed: %v", te.URL, err)
@@ -154,6 +191,39 @@ func (c *client) errorResult(ctx context.Context, query string, err error) (*plu
 	}
 	res.IsError = true
 	return res, nil
+}
+
+// prometheusError is Prometheus' own error of a failed request. The client
+// library keeps Prometheus' error type and message only from 400 and 422
+// answers; from the 503 of a query timeout or the 500 of an internal error
+// it makes a bare "server error: 503" and keeps the body, where Prometheus
+// wrote its type and message, as Detail.
+func prometheusError(err error) (*v1.Error, bool) {
+	var e *v1.Error
+	if !errors.As(err, &e) {
+		return nil, false
+	}
+	if e.Type != v1.ErrServer && e.Type != v1.ErrClient {
+		return e, true
+	}
+	var body struct {
+		Status    string       `json:"status"`
+		ErrorType v1.ErrorType `json:"errorType"`
+		Error     string       `json:"error"`
+	}
+	if json.Unmarshal([]byte(e.Detail), &body) != nil || body.Status != "error" || body.ErrorType == "" {
+		return e, true
+	}
+	return &v1.Error{Type: body.ErrorType, Msg: body.Error}, true
+}
+
+// isServerTimeout tells Prometheus' own query timeout from other errors.
+// Prometheus reports it as a timeout when time runs out during evaluation,
+// but as an execution error carrying the context's message when time runs
+// out while it reads series; that message is the only sign the API gives.
+func isServerTimeout(e *v1.Error) bool {
+	return e.Type == v1.ErrTimeout ||
+		e.Type == v1.ErrExec && strings.HasSuffix(e.Msg, context.DeadlineExceeded.Error())
 }
 
 // unwrapURLError drops net/http's "Get <url>:" prefix, whose URL carries the

@@ -1,14 +1,17 @@
 package prometheus
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -95,11 +98,14 @@ func parseConfig(raw json.RawMessage) (*settings, error) {
 	case strings.TrimSpace(c.URL) == "":
 		bad("url", "is required (the Prometheus base URL, e.g. http://127.0.0.1:9090)")
 	case !strings.Contains(c.URL, "://") || err == nil && u.Scheme != "http" && u.Scheme != "https":
-		bad("url", "must start with http:// or https://, got %q", c.URL)
+		bad("url", "must start with http:// or https://, got %s", shownURL(u, err))
 	case err != nil:
-		bad("url", "is not a URL: %v", err)
+		bad("url", "is not a URL: %v", unwrapURLError(err)) // *url.Error repeats the whole URL, password and all
 	case u.Host == "":
-		bad("url", "has no host: %q", c.URL)
+		bad("url", "has no host: %q", u.Redacted())
+	case strings.HasSuffix(strings.TrimRight(u.Path, "/"), "/api/v1"):
+		// The client adds /api/v1 itself; left in, every request would 404.
+		bad("url", "must be the base URL the API lives under, without /api/v1: %q", strings.TrimSuffix(strings.TrimRight(u.Redacted(), "/"), "/api/v1"))
 	default:
 		s.baseURL = u
 	}
@@ -149,6 +155,16 @@ func parseConfig(raw json.RawMessage) (*settings, error) {
 	return s, nil
 }
 
+// shownURL is the url setting as an error may show it: its password
+// redacted, and not at all when it does not parse, since then nobody can
+// tell which part of it is a password.
+func shownURL(u *url.URL, parseErr error) string {
+	if parseErr != nil || u.Opaque != "" || u.Host == "" {
+		return "a value that is not a URL"
+	}
+	return strconv.Quote(u.Redacted())
+}
+
 func buildTLS(c *TLSConfig) (*tls.Config, []plugin.FieldError) {
 	if c == nil {
 		return nil, nil
@@ -189,24 +205,67 @@ type roundTripper struct {
 	next    http.RoundTripper
 	auth    func(*http.Request)
 	headers map[string]string
+	// host is the configured server's host name: credentials and headers
+	// go only there, never to another host a redirect points at.
+	host string
 }
 
 func (rt *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	req = req.Clone(req.Context())
-	for k, v := range rt.headers {
-		req.Header.Set(k, v)
-	}
-	if rt.auth != nil {
-		rt.auth(req)
+	if req.URL.Hostname() == rt.host {
+		for k, v := range rt.headers {
+			req.Header.Set(k, v)
+		}
+		if rt.auth != nil {
+			rt.auth(req)
+		}
 	}
 	resp, err := rt.next.RoundTrip(req)
 	if err != nil {
 		return nil, err
 	}
-	if resp.StatusCode/100 == 2 || strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+	switch {
+	case resp.StatusCode/100 == 3:
+		// The client follows redirects (http to https, a missing slash).
+		return resp, nil
+	case resp.StatusCode/100 == 2 && isHTML(resp):
+		// Grafana, or a single-sign-on page an auth proxy redirected to.
+		return nil, newHTTPError(resp)
+	case resp.StatusCode/100 == 2:
+		return resp, nil
+	case req.Method == http.MethodPost && (resp.StatusCode == http.StatusMethodNotAllowed || resp.StatusCode == http.StatusNotImplemented):
+		// The client asks again with GET, for proxies that let only GET through.
 		return resp, nil
 	}
-	return nil, newHTTPError(resp)
+	return apiErrorOrHTTPError(resp)
+}
+
+// maxErrorBody bounds how much of a failed answer is read: Prometheus'
+// error bodies are a sentence, an auth layer's page is not worth more.
+const maxErrorBody = 64 << 10
+
+// apiErrorOrHTTPError passes on a failed answer in which Prometheus' API
+// speaks ({"status":"error", ...}), for the client to read its error type
+// and message; any other one, JSON too (a cloud gateway's 403
+// {"message":"Missing Authentication Token"}), is an HTTPError.
+func apiErrorOrHTTPError(resp *http.Response) (*http.Response, error) {
+	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+		return nil, newHTTPError(resp)
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	resp.Body.Close()
+	if err != nil {
+		return nil, fmt.Errorf("read the answer to a failed request (HTTP %s): %w", resp.Status, err)
+	}
+	var api struct {
+		Status    string `json:"status"`
+		ErrorType string `json:"errorType"`
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	if json.Unmarshal(body, &api) != nil || api.Status != "error" || api.ErrorType == "" {
+		return nil, newHTTPError(resp)
+	}
+	return resp, nil
 }
 
 // withTimeout bounds one request by the configured timeout.

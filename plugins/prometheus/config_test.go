@@ -34,6 +34,10 @@ func TestConfigErrorsNameTheField(t *testing.T) {
 	}{
 		{`{}`, []string{"url: is required"}},
 		{`{"url":"127.0.0.1:9090"}`, []string{"url: must start with http:// or https://"}},
+		{`{"url":"ftp://ops:sekrit@127.0.0.1:9090"}`, []string{`url: must start with http:// or https://, got "ftp://ops:xxxxx@127.0.0.1:9090"`}},
+		{`{"url":"ops:sekrit@127.0.0.1:9090"}`, []string{`url: must start with http:// or https://, got a value that is not a URL`}},
+		{`{"url":"http://ops:sekrit@127.0.0.1:9090/%zz"}`, []string{`url: is not a URL: invalid URL escape "%zz"`}},
+		{`{"url":"http://u:pw@127.0.0.1:9090/prom/api/v1/"}`, []string{`url: must be the base URL the API lives under, without /api/v1: "http://u:xxxxx@127.0.0.1:9090/prom"`}},
 		{`{"url":"http://x","timeout":"soon","max_points":1,"max_series":-1}`,
 			[]string{"timeout: must be a positive duration", "max_points: must be at least 2", "max_series: must be positive"}},
 		{`{"url":"http://x","bearer_token":"t","basic_auth":{"username":"u","password":"p"}}`, []string{"bearer_token: set either"}},
@@ -48,6 +52,9 @@ func TestConfigErrorsNameTheField(t *testing.T) {
 		if !errors.As(err, &ce) {
 			t.Errorf("%s: want a ConfigError, got %v", tc.cfg, err)
 			continue
+		}
+		if strings.Contains(ce.Error(), "sekrit") {
+			t.Errorf("%s: error %q shows the password", tc.cfg, ce.Error())
 		}
 		for _, w := range tc.want {
 			if !strings.Contains(ce.Error(), w) {

@@ -56,6 +56,18 @@ func TestUnreachableServerNamesURLAndCause(t *testing.T) {
 	}
 }
 
+// https:// to a Prometheus that serves plain HTTP says which to change.
+func TestHTTPSToPlainPrometheus(t *testing.T) {
+	t.Parallel()
+	u := strings.Replace(sharedProm(t).url, "http://", "https://", 1)
+	b := serve(t, map[string]any{"url": u})
+	text, te := failed(t, b, "query", map[string]any{"query": "up"})
+	if te.Kind != "unreachable" {
+		t.Fatalf("error = %+v", te)
+	}
+	mustContain(t, text, "Cannot reach Prometheus at "+u, "write url with http://")
+}
+
 // hangingServer is a Prometheus that never answers: each request waits until
 // its client gives up or the test ends. It returns the server's URL.
 func hangingServer(t *testing.T) string {
@@ -86,7 +98,7 @@ func TestSlowServerTimesOut(t *testing.T) {
 	if te.Kind != "timeout" {
 		t.Fatalf("error = %+v", te)
 	}
-	mustContain(t, text, "Prometheus at "+slow+" did not answer within 300ms (timeout)")
+	mustContain(t, text, "Prometheus at "+slow+" did not answer within 300ms, the plugin's timeout")
 }
 
 // A cancelled call is the caller's doing, not a tool error to report.

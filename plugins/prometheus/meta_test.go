@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -60,7 +61,13 @@ func TestLabelNamesAndValues(t *testing.T) {
 	if !slices.Equal(out.Items, []string{"__name__", "code", "instance", "job"}) {
 		t.Fatalf("label names = %v", out.Items)
 	}
-	text := ok(t, b, "label_values", map[string]any{"label": "job", "selector": "http_requests_total"}, &out)
+	// Paged like the other lists: a big server has thousands of label names.
+	text := ok(t, b, "label_names", map[string]any{"selector": "http_requests_total", "limit": 2, "offset": 1}, &out)
+	if out.Total != 4 || !slices.Equal(out.Items, []string{"code", "instance"}) {
+		t.Fatalf("label names page = %+v", out)
+	}
+	mustContain(t, text, "4 label names on http_requests_total (showing 2–3)", "1 more not shown; call again with offset=3")
+	text = ok(t, b, "label_values", map[string]any{"label": "job", "selector": "http_requests_total"}, &out)
 	if !slices.Equal(out.Items, []string{"cart", "checkout"}) {
 		t.Fatalf("job values = %v", out.Items)
 	}
@@ -69,6 +76,12 @@ func TestLabelNamesAndValues(t *testing.T) {
 		"start": at(0), "end": at(600)}, &out)
 	if !slices.Equal(out.Items, []string{"200", "500"}) {
 		t.Fatalf("code values = %v", out.Items)
+	}
+	// The label tools have no filter argument to suggest.
+	text = ok(t, b, "label_values", map[string]any{"label": "queue", "limit": 2}, &out)
+	mustContain(t, text, "28 more not shown; call again with offset=2, or narrow with a selector")
+	if strings.Contains(text, "filter") {
+		t.Errorf("suggests a filter label_values does not take:\n%s", text)
 	}
 	ok(t, b, "label_values", map[string]any{"label": "queue", "limit": 2, "offset": 28}, &out)
 	if out.Total != queues || !slices.Equal(out.Items, []string{"q28", "q29"}) {

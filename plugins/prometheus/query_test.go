@@ -146,6 +146,24 @@ func TestRangeQueryChoosesStepWithinMaxPoints(t *testing.T) {
 	mustContain(t, text, "step 1m", "13")
 }
 
+// A step the plugin chooses ends the points at end, so LAST is the latest
+// value: 610s at 5m steps would otherwise stop 10s short of it.
+func TestRangeQueryChosenStepEndsAtEnd(t *testing.T) {
+	t.Parallel()
+	b := serveShared(t)
+	var out matrixOut
+	text := ok(t, b, "query_range", map[string]any{
+		"query": `http_requests_total{code="200", job="checkout"}`, "start": at(-10), "end": at(600), "max_points": 5}, &out)
+	if out.Step != "5m" || len(out.Result) != 1 {
+		t.Fatalf("step %s, %d series", out.Step, len(out.Result))
+	}
+	vals := out.Result[0].Values
+	if last := vals[len(vals)-1]; last.Timestamp.Unix() != t0+600 || float64(last.Value) != 6000 {
+		t.Fatalf("last point %v at %v, want 6000 at %s", last.Value, last.Timestamp.Time().UTC(), at(600))
+	}
+	mustContain(t, text, "from "+at(0)+" to "+at(600)+", step 5m", "note: start moved to "+at(0))
+}
+
 func TestRangeQueryRaisesTooFineStep(t *testing.T) {
 	t.Parallel()
 	b := serveShared(t)

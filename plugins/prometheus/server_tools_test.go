@@ -2,6 +2,7 @@ package prometheus
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -55,6 +56,26 @@ func TestAlertmanagersConfigAndFlags(t *testing.T) {
 		t.Errorf("filter kept other jobs:\n%s", text)
 	}
 	mustContain(t, ok(t, b, "config", map[string]any{"filter": "no-such-text"}, nil), `no config line contains "no-such-text"`)
+
+	var whole, first, second struct {
+		YAML       string     `json:"yaml"`
+		TotalLines int        `json:"total_lines"`
+		NextOffset int        `json:"next_offset"`
+		Truncated  *truncated `json:"truncated"`
+	}
+	ok(t, b, "config", nil, &whole)
+	if whole.Truncated != nil || whole.TotalLines < 20 || strings.Count(whole.YAML, "\n")+1 != whole.TotalLines {
+		t.Fatalf("whole config: %d lines, truncated %+v", whole.TotalLines, whole.Truncated)
+	}
+	text = ok(t, b, "config", map[string]any{"limit": 10}, &first)
+	if first.Truncated == nil || first.Truncated.Shown != 10 || first.NextOffset != 10 || strings.Count(first.YAML, "\n") != 9 {
+		t.Fatalf("first page = %+v", first)
+	}
+	mustContain(t, text, fmt.Sprintf("… %d more lines not shown (%d in total); call again with offset=10", whole.TotalLines-10, whole.TotalLines), "filter")
+	ok(t, b, "config", map[string]any{"limit": 10, "offset": 10}, &second)
+	if got := first.YAML + "\n" + second.YAML; !strings.HasPrefix(whole.YAML, got) {
+		t.Errorf("pages do not continue each other:\n%s", got)
+	}
 
 	var flags map[string]string
 	text = ok(t, b, "flags", map[string]any{"filter": "feature"}, &flags)

@@ -34,6 +34,15 @@ func TestTargetsHealthAndLastError(t *testing.T) {
 	if out.Targets[0].ScrapePool != "dead" || !strings.Contains(out.Targets[0].LastError, "connection refused") {
 		t.Fatalf("down target first with its error, got %+v", out.Targets[0])
 	}
+	var raw struct {
+		Targets []map[string]any `json:"targets"`
+	}
+	ok(t, b, "targets", nil, &raw)
+	for _, tg := range raw.Targets {
+		if _, found := tg["discoveredLabels"]; found || tg["labels"] == nil {
+			t.Errorf("target carries its discovered labels, or lacks its labels: %v", tg)
+		}
+	}
 	text := ok(t, b, "targets", map[string]any{"health": "down"}, &out)
 	if len(out.Targets) != 1 {
 		t.Fatalf("down targets = %+v", out.Targets)

@@ -94,3 +94,24 @@ func TestEmptyRangeWithStepLongerThanRange(t *testing.T) {
 		t.Errorf("blames the metric name:\n%s", text)
 	}
 }
+
+// TestEmptyRangeWithStepCoarserThanLookback blames a step that skips over
+// the data, not the metric: evaluations every 3h, each seeing 5 minutes,
+// miss ten minutes of samples between two of them.
+func TestEmptyRangeWithStepCoarserThanLookback(t *testing.T) {
+	t.Parallel()
+	b := serveShared(t)
+	var out struct {
+		Step string `json:"step"`
+	}
+	text := ok(t, b, "query_range", map[string]any{"query": `queue_depth{queue="q00"}`,
+		"start": at(-119 * 3600), "end": at(121 * 3600)}, &out)
+	if out.Step != "3h" {
+		t.Fatalf("step = %q, want the chosen 3h", out.Step)
+	}
+	mustContain(t, text, "no series at any evaluation time", "samples of the 5m before it", "step of 3h",
+		"max_over_time(metric[3h])")
+	if containsFold(text, "metric name") {
+		t.Errorf("blames the metric name:\n%s", text)
+	}
+}

@@ -99,11 +99,16 @@ func listMetrics(ctx context.Context, c *client, in listMetricsArgs) (*plugin.Re
 	if in.Filter != "" {
 		what += fmt.Sprintf(" matching %q", in.Filter)
 	}
-	return pagedList(kept, in.Offset, limitOr(in.Limit, 100), what, in.Filter, nil, warnings)
+	return pagedList(kept, in.Offset, limitOr(in.Limit, 100), what, in.Filter, "narrow with filter or selector", nil, warnings)
 }
 
-// pagedList answers a list of names one page at a time.
-func pagedList(items []string, offset, limit int, what, filter string, notes []string, warnings v1.Warnings) (*plugin.Result, error) {
+// narrowBySelector is how to shorten a list of label names or values: the
+// label tools take no filter.
+const narrowBySelector = `narrow with a selector (e.g. {job="api"}) or start and end`
+
+// pagedList answers a list of names one page at a time; narrow says which
+// arguments of the tool make the list shorter.
+func pagedList(items []string, offset, limit int, what, filter, narrow string, notes []string, warnings v1.Warnings) (*plugin.Result, error) {
 	if offset < 0 {
 		return plugin.Errorf("offset must not be negative"), nil
 	}
@@ -124,7 +129,7 @@ func pagedList(items []string, offset, limit int, what, filter string, notes []s
 	if rest > 0 {
 		next := offset + len(shown)
 		out.Next = &next
-		fmt.Fprintf(&b, "\n… %d more not shown; call again with offset=%d, or narrow with a filter.", rest, next)
+		fmt.Fprintf(&b, "\n… %d more not shown; call again with offset=%d, or %s.", rest, next, narrow)
 	}
 	return plugin.JSON(out, b.String()+notesText(notes)+warningsText(warnings))
 }
@@ -187,6 +192,8 @@ type labelNamesArgs struct {
 	Selector string `json:"selector,omitempty" description:"Only labels of series matching this selector, e.g. http_requests_total or {job=\"checkout\"}."`
 	Start    string `json:"start,omitempty" description:"Only series with data after this time: RFC 3339, Unix seconds or milliseconds, or \"now-1h\". Default: all data Prometheus has."`
 	End      string `json:"end,omitempty" description:"Only series with data before this time: RFC 3339, Unix seconds or milliseconds, or \"now\". Default: all data Prometheus has."`
+	Limit    int    `json:"limit,omitempty" description:"Names per page (default 200)."`
+	Offset   int    `json:"offset,omitempty" description:"Names to skip, for the next page."`
 }
 
 func labelNames(ctx context.Context, c *client, in labelNamesArgs) (*plugin.Result, error) {
@@ -204,7 +211,7 @@ func labelNames(ctx context.Context, c *client, in labelNamesArgs) (*plugin.Resu
 	if in.Selector != "" {
 		what += " on " + in.Selector
 	}
-	return pagedList(names, 0, 0, what, "", notes, warnings)
+	return pagedList(names, in.Offset, limitOr(in.Limit, 200), what, "", narrowBySelector, notes, warnings)
 }
 
 type labelValuesArgs struct {
@@ -238,7 +245,7 @@ func labelValues(ctx context.Context, c *client, in labelValuesArgs) (*plugin.Re
 	if in.Selector != "" {
 		what += " on " + in.Selector
 	}
-	return pagedList(items, in.Offset, limitOr(in.Limit, 200), what, "", notes, warnings)
+	return pagedList(items, in.Offset, limitOr(in.Limit, 200), what, "", narrowBySelector, notes, warnings)
 }
 
 type seriesArgs struct {

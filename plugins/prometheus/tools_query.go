@@ -168,16 +168,25 @@ func rangeQuery(ctx context.Context, c *client, in rangeArgs) (*plugin.Result, e
 	}
 	span := end.Sub(start)
 	step := chooseStep(span, maxPoints)
+	chosen := true
 	if in.Step != "" {
 		asked, err := parseStep(in.Step)
 		if err != nil {
 			return plugin.Errorf("%v", err), nil
 		}
 		if pointsIn(span, asked) <= maxPoints {
-			step = asked
+			step, chosen = asked, false
 		} else {
 			notes = append(notes, fmt.Sprintf("step raised from %s to %s to keep each series within max_points=%d", asked, step, maxPoints))
 		}
+	}
+	// Prometheus evaluates at start, start+step, …: with a step of its own
+	// choosing that does not divide the range, the last point would fall
+	// up to a step before end, and LAST would not be the latest value.
+	if aligned := end.Add(-span / step * step); chosen && !aligned.Equal(start) {
+		start = aligned
+		notes = append(notes, fmt.Sprintf("start moved to %s, a whole number of %s steps before end, so that the last point is at end",
+			formatTime(start), model.Duration(step)))
 	}
 	rctx, cancel := c.withTimeout(ctx)
 	defer cancel()
@@ -201,6 +210,10 @@ func rangeQuery(ctx context.Context, c *client, in rangeArgs) (*plugin.Result, e
 	return plugin.JSON(out, text+notesText(notes)+warningsText(warnings))
 }
 
+// lookback is how far back Prometheus looks for a sample at each evaluation
+// time, unless its --query.lookback-delta says otherwise.
+const lookback = 5 * time.Minute
+
 // pointBudget is how many values the text lists before it shows only the
 // summary; the structured content always has every point.
 const pointBudget = 300
@@ -214,6 +227,12 @@ func rangeText(all, shown model.Matrix, start, end time.Time, step time.Duration
 		fmt.Fprintf(&b, "\nno series at the one evaluation time %s (empty result). The step %s is longer than the range %s, "+
 			"so the query was evaluated only at the start; give a step shorter than the range, or use query for one instant.",
 			formatTime(start), model.Duration(step), model.Duration(end.Sub(start)))
+		return b.String()
+	case len(all) == 0 && step > lookback:
+		fmt.Fprintf(&b, "\nno series at any evaluation time (empty result). Each evaluation sees only the samples of the %s before it "+
+			"(Prometheus' lookback, by default), so at a step of %s most of the range is never looked at. "+
+			"Shorten the range for a finer step, or look at every sample with a range function, e.g. max_over_time(metric[%s]).",
+			model.Duration(lookback), model.Duration(step), model.Duration(step))
 		return b.String()
 	case len(all) == 0:
 		b.WriteString("\nno series match in this range (empty result). Check the metric name and labels with list_metrics or series.")

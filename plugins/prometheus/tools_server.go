@@ -106,9 +106,18 @@ func listAlertmanagers(ctx context.Context, c *client, _ struct{}) (*plugin.Resu
 
 type configArgs struct {
 	Filter string `json:"filter,omitempty" description:"Only the config lines containing this text (case-insensitive) with their enclosing keys, e.g. a job name or remote_write."`
+	Limit  int    `json:"limit,omitempty" description:"At most this many lines (default 200)."`
+	Offset int    `json:"offset,omitempty" description:"Lines to skip, for the next page."`
 }
 
+// defaultConfigLines keeps a large server's configuration (thousands of
+// lines of discovered jobs and relabelling) from filling the context.
+const defaultConfigLines = 200
+
 func showConfig(ctx context.Context, c *client, in configArgs) (*plugin.Result, error) {
+	if in.Offset < 0 {
+		return plugin.Errorf("offset must not be negative"), nil
+	}
 	rctx, cancel := c.withTimeout(ctx)
 	defer cancel()
 	res, err := c.api.Config(rctx)
@@ -122,7 +131,22 @@ func showConfig(ctx context.Context, c *client, in configArgs) (*plugin.Result, 
 			return plugin.JSON(map[string]any{"yaml": "", "filter": in.Filter}, fmt.Sprintf("no config line contains %q", in.Filter))
 		}
 	}
-	return plugin.JSON(map[string]any{"yaml": text, "filter": in.Filter}, text)
+	lines := strings.Split(text, "\n")
+	limit := limitOr(in.Limit, defaultConfigLines)
+	shown, rest := page(lines, in.Offset, limit)
+	text = strings.Join(shown, "\n")
+	out := map[string]any{"yaml": text, "filter": in.Filter, "total_lines": len(lines), "offset": in.Offset}
+	if len(shown) == 0 {
+		return plugin.JSON(out, fmt.Sprintf("%d config lines; offset %d is past the end", len(lines), in.Offset))
+	}
+	if rest > 0 {
+		next := in.Offset + len(shown)
+		out["next_offset"] = next
+		out["truncated"] = truncated{Total: len(lines), Shown: len(shown), Limit: fmt.Sprintf("limit=%d", limit)}
+		text += fmt.Sprintf("\n… %d more lines not shown (%d in total); call again with offset=%d, "+
+			"or keep what matters with filter (a job name, remote_write, alerting).", rest, len(lines), next)
+	}
+	return plugin.JSON(out, text)
 }
 
 // yamlLinesAround keeps the lines containing needle and the less indented

@@ -32,12 +32,21 @@ type targetsArgs struct {
 }
 
 type targetsResult struct {
-	Up        int               `json:"up"`
-	Down      int               `json:"down"`
-	Unknown   int               `json:"unknown"`
-	Dropped   int               `json:"dropped"`
-	Targets   []v1.ActiveTarget `json:"targets"`
-	Truncated *truncated        `json:"truncated,omitempty"`
+	Up        int            `json:"up"`
+	Down      int            `json:"down"`
+	Unknown   int            `json:"unknown"`
+	Dropped   int            `json:"dropped"`
+	Targets   []scrapeTarget `json:"targets"`
+	Truncated *truncated     `json:"truncated,omitempty"`
+}
+
+// scrapeTarget is a target as the answer carries it: without the labels
+// discovery found before relabelling, which with Kubernetes discovery hold
+// every label and annotation of the pod (a whole last-applied manifest
+// among them) and would fill an assistant's context a target at a time.
+type scrapeTarget struct {
+	v1.ActiveTarget
+	DiscoveredLabels map[string]string `json:"discoveredLabels,omitempty"`
 }
 
 // healthOrder puts the targets that need attention first.
@@ -50,7 +59,7 @@ func listTargets(ctx context.Context, c *client, in targetsArgs) (*plugin.Result
 	if err != nil {
 		return c.errorResult(ctx, "", err)
 	}
-	out := targetsResult{Dropped: len(res.Dropped), Targets: []v1.ActiveTarget{}}
+	out := targetsResult{Dropped: len(res.Dropped), Targets: []scrapeTarget{}}
 	for _, t := range res.Active {
 		if in.Job != "" && t.ScrapePool != in.Job && string(t.Labels["job"]) != in.Job {
 			continue
@@ -64,7 +73,7 @@ func listTargets(ctx context.Context, c *client, in targetsArgs) (*plugin.Result
 			out.Unknown++
 		}
 		if in.Health == "" || string(t.Health) == in.Health {
-			out.Targets = append(out.Targets, t)
+			out.Targets = append(out.Targets, scrapeTarget{ActiveTarget: t})
 		}
 	}
 	sort.SliceStable(out.Targets, func(i, j int) bool {

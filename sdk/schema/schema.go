@@ -129,6 +129,11 @@ func (s *Schema) problems(ve *jsonschema.ValidationError) []Problem {
 						Unknown: true, Suggestion: similar.Nearest(name, s.namesAt(u.InstanceLocation)),
 					})
 				}
+			} else if pat, ok := u.Error.Kind.(*kind.Pattern); ok {
+				// The value itself is left out: in a plugin's config block it
+				// may be a URL with a password or a token, and the message
+				// reaches logs and the plugin's state that clients see.
+				out = append(out, Problem{Path: u.InstanceLocation, Message: "does not match pattern " + quote(pat.Want)})
 			} else {
 				out = append(out, Problem{Path: u.InstanceLocation, Message: u.Error.String()})
 			}

@@ -13,6 +13,7 @@ import (
 func TestValidate(t *testing.T) {
 	const tool = `{"type":"object","properties":{"path":{"type":"string"},"opts":{"type":"object","properties":{"depth":{"type":"integer"}},"additionalProperties":false}},"required":["path"],"additionalProperties":false}`
 	const draft7 = `{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"n":{"type":"integer","minimum":1}}}`
+	const url = `{"type":"object","properties":{"url":{"type":"string","pattern":"^https?://"}}}`
 	const inDoc = `{"$defs":{"name":{"type":"string"}},"type":"object","properties":{"who":{"$ref":"#/$defs/name"}}}`
 	tests := []struct {
 		schema, value string
@@ -28,6 +29,8 @@ func TestValidate(t *testing.T) {
 		{draft7, `{"n":0}`, []Problem{{Path: "/n", Message: "minimum: got 0, want 1"}}},
 		{inDoc, `{"who":1}`, []Problem{{Path: "/who", Message: "got number, want string"}}},
 		{``, `{"any":1}`, nil},
+		// A value that may carry a password is not repeated.
+		{url, `{"url":"htps://ops:sekrit@prom"}`, []Problem{{Path: "/url", Message: `does not match pattern "^https?://"`}}},
 	}
 	for _, tt := range tests {
 		s, err := Compile(json.RawMessage(tt.schema))
