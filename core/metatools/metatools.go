@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -123,7 +124,7 @@ func summary(desc string) string {
 		desc = desc[:i]
 	}
 	for i, r := range desc {
-		if (r == '.' || r == '!' || r == '?') && (i+1 == len(desc) || unicode.IsSpace(rune(desc[i+1]))) {
+		if (r == '.' || r == '!' || r == '?') && sentenceEnds(desc, i) {
 			desc = desc[:i+1]
 			break
 		}
@@ -132,6 +133,27 @@ func summary(desc string) string {
 		desc = strings.TrimSpace(string(r[:119])) + "…"
 	}
 	return desc
+}
+
+// abbreviations end in a full stop that ends no sentence ("…, e.g. pods").
+var abbreviations = map[string]bool{"e.g.": true, "i.e.": true, "cf.": true, "vs.": true, "incl.": true, "approx.": true, "esp.": true, "resp.": true, "a.k.a.": true}
+
+// sentenceEnds reports whether the mark at desc[i] ends a sentence: it is
+// followed by the end or by a space, then not by a lower-case word or a
+// number, and it is not the full stop of an abbreviation.
+func sentenceEnds(desc string, i int) bool {
+	rest := desc[i+1:]
+	if rest == "" {
+		return true
+	}
+	if !unicode.IsSpace(rune(rest[0])) {
+		return false
+	}
+	if next, _ := utf8.DecodeRuneInString(strings.TrimLeftFunc(rest, unicode.IsSpace)); unicode.IsLower(next) || unicode.IsDigit(next) {
+		return false
+	}
+	word := desc[strings.LastIndexFunc(desc[:i], unicode.IsSpace)+1 : i+1]
+	return !abbreviations[strings.ToLower(strings.TrimLeft(word, "(\"'"))]
 }
 
 // jsonResult answers v as structured content with the same JSON as text.

@@ -357,6 +357,11 @@ func TestSummary(t *testing.T) {
 		"  ":                             "",
 		strings.Repeat("é", 130):         strings.Repeat("é", 119) + "…",
 		"Does it work? Yes":              "Does it work?",
+		"Label names, e.g. job. More.":   "Label names, e.g. job.",
+		"Names (i.e. Keys). Then":        "Names (i.e. Keys).",
+		"Lists them, etc. Then more":     "Lists them, etc.",
+		"Step in s. defaults to 15":      "Step in s. defaults to 15",
+		"Version 2. 3 more":              "Version 2. 3 more",
 	} {
 		if got := summary(in); got != want {
 			t.Errorf("summary(%q) = %q, want %q", in, got, want)
