@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -44,6 +45,9 @@ type Plugin struct {
 	health grpc_health_v1.HealthClient
 	wire   *wire.Client
 	tmp    string // holds go-plugin's socket directory; removed once the process is gone
+	// asked is set when the host wants the process gone (Stop, Kill, a
+	// start given up), so its end is logged as asked for, not as a crash.
+	asked atomic.Bool
 }
 
 // ErrNotPlugin is wrapped by the start error of a program that does not
@@ -87,7 +91,7 @@ func Start(ctx context.Context, cfg Config) (*Plugin, error) {
 			cmd := exec.Command(cfg.Path, cfg.Args...)
 			cmd.Env = append(append(append([]string(nil), cfg.Env...), spec.Env...), tlsEnv...)
 			cmd.Dir = cfg.Dir
-			p.runner = newProcRunner(cmd)
+			p.runner = newProcRunner(cmd, &p.asked, p.logExit)
 			return p.runner, nil
 		},
 		SkipHostEnv:      true,
@@ -97,7 +101,7 @@ func Start(ctx context.Context, cfg Config) (*Plugin, error) {
 		TLSConfig:        tlsConfig,
 		Managed:          true,
 		StartTimeout:     cfg.StartTimeout,
-		Logger:           cfg.Logger,
+		Logger:           libLogger{cfg.Logger},
 		Stderr:           p.stderr,
 		SyncStderr:       &relay{log: cfg.Logger, tail: p.stderr, stream: "stderr"},
 		SyncStdout:       &relay{log: cfg.Logger, tail: p.stderr, stream: "stdout"},
@@ -236,6 +240,7 @@ var ErrUnsupported = wire.ErrUnsupported
 // down, and kills its whole process group only when grace has passed. It
 // returns when the process is gone.
 func (p *Plugin) Stop(grace time.Duration) {
+	p.asked.Store(true)
 	deadline := time.Now().Add(grace)
 	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
@@ -259,6 +264,7 @@ func (p *Plugin) Stop(grace time.Duration) {
 
 // Kill ends the plugin's whole process group at once.
 func (p *Plugin) Kill() {
+	p.asked.Store(true)
 	p.runner.killGroup()
 	<-p.runner.exited
 	p.end()
@@ -283,6 +289,7 @@ func (p *Plugin) endFailed() {
 // end runs go-plugin's Kill, which removes the socket directory it made, then
 // removes the directory that held it.
 func (p *Plugin) end() {
+	p.asked.Store(true)
 	p.client.Kill()
 	_ = os.RemoveAll(p.tmp)
 }

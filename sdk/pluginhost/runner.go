@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -29,10 +30,15 @@ type procRunner struct {
 
 	first   firstLine // what the program wrote first on stdout, where the handshake goes
 	noShake bool      // go-plugin found no handshake on stdout (it asked Diagnose)
+
+	// asked is set once the host wants the process gone, before it tells
+	// it so; onExit hears how the process ended and whether it was asked to.
+	asked  *atomic.Bool
+	onExit func(pid int, status string, asked bool)
 }
 
-func newProcRunner(cmd *exec.Cmd) *procRunner {
-	return &procRunner{cmd: cmd, exited: make(chan struct{})}
+func newProcRunner(cmd *exec.Cmd, asked *atomic.Bool, onExit func(pid int, status string, asked bool)) *procRunner {
+	return &procRunner{cmd: cmd, exited: make(chan struct{}), asked: asked, onExit: onExit}
 }
 
 func (r *procRunner) Start(context.Context) error {
@@ -81,6 +87,7 @@ func (r *procRunner) watch(pidfd int) {
 	r.mu.Lock()
 	r.status = status
 	r.mu.Unlock()
+	r.onExit(r.cmd.Process.Pid, status, r.asked.Load())
 	r.killGroup()
 	close(r.exited)
 }
@@ -115,7 +122,10 @@ func (r *procRunner) Wait(context.Context) error {
 	return r.cmd.Wait()
 }
 
+// Kill is go-plugin's, when it gives up a start or is told to end the
+// plugin: a kill the host asked for.
 func (r *procRunner) Kill(context.Context) error {
+	r.asked.Store(true)
 	r.killGroup()
 	return nil
 }
