@@ -82,6 +82,9 @@ func Start(ctx context.Context, cfg Config) (*Plugin, error) {
 		return nil, fmt.Errorf("start plugin %q: %w", cfg.Name, err)
 	}
 	p := &Plugin{name: cfg.Name, log: cfg.Logger, stderr: newTail(20), tmp: tmp}
+	// The runner as soon as there is one, for a start given up while
+	// go-plugin still holds it (p.runner is only read once Start returns).
+	var launched atomic.Pointer[procRunner]
 	client := goplugin.NewClient(&goplugin.ClientConfig{
 		HandshakeConfig:  wire.Handshake,
 		VersionedPlugins: wire.VersionedPlugins(nil),
@@ -92,6 +95,7 @@ func Start(ctx context.Context, cfg Config) (*Plugin, error) {
 			cmd.Env = append(append(append([]string(nil), cfg.Env...), spec.Env...), tlsEnv...)
 			cmd.Dir = cfg.Dir
 			p.runner = newProcRunner(cmd, &p.asked, p.logExit)
+			launched.Store(p.runner)
 			return p.runner, nil
 		},
 		SkipHostEnv:      true,
@@ -119,6 +123,15 @@ func Start(ctx context.Context, cfg Config) (*Plugin, error) {
 			return nil, err
 		}
 	case <-ctx.Done():
+		// go-plugin holds its lock, which its Kill needs, until the
+		// handshake ends: a process already up is killed here, so a
+		// plugin that never completes its handshake does not keep the
+		// start, and its process, until StartTimeout; one not yet
+		// launched never is.
+		p.asked.Store(true)
+		if r := launched.Load(); r != nil {
+			r.killGroup()
+		}
 		p.end()
 		<-started
 		return nil, fmt.Errorf("start plugin %q: %w", cfg.Name, ctx.Err())

@@ -294,3 +294,35 @@ func TestNotAPluginSaysWhatToDo(t *testing.T) {
 		}
 	}
 }
+
+// A start given up while the program has yet to write its handshake (here
+// one that never will) ends that program at once: it does not run on, and
+// hold the start, until StartTimeout.
+func TestStartGivenUpEndsTheProcessAtOnce(t *testing.T) {
+	dir := t.TempDir()
+	pidFile := filepath.Join(dir, "pid")
+	script := filepath.Join(dir, "mute")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\necho $$ > "+pidFile+".tmp\nmv "+pidFile+".tmp "+pidFile+"\nexec sleep 120\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() {
+		_, err := pluginhost.Start(ctx, pluginhost.Config{Name: "mute", Path: script, StartTimeout: 2 * time.Minute})
+		errc <- err
+	}()
+	var pid int
+	for deadline := time.Now().Add(10 * time.Second); pid == 0; time.Sleep(10 * time.Millisecond) {
+		if b, err := os.ReadFile(pidFile); err == nil {
+			pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the program did not start")
+		}
+	}
+	cancel()
+	waitGone(t, pid)
+	if err := <-errc; !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), `start plugin "mute"`) {
+		t.Errorf("start given up: %v", err)
+	}
+}

@@ -27,6 +27,7 @@ type procRunner struct {
 	exited chan struct{} // closed when the plugin process has exited
 	mu     sync.Mutex
 	status string // how it exited ("exit status 1", "signal: killed"), set before exited closes
+	pid    int    // once started; also its process group
 
 	first   firstLine // what the program wrote first on stdout, where the handshake goes
 	noShake bool      // go-plugin found no handshake on stdout (it asked Diagnose)
@@ -36,6 +37,9 @@ type procRunner struct {
 	asked  *atomic.Bool
 	onExit func(pid int, status string, asked bool)
 }
+
+// errGivenUp: the host gave up the start before the process was launched.
+var errGivenUp = errors.New("start given up before the process was launched")
 
 func newProcRunner(cmd *exec.Cmd, asked *atomic.Bool, onExit func(pid int, status string, asked bool)) *procRunner {
 	return &procRunner{cmd: cmd, exited: make(chan struct{}), asked: asked, onExit: onExit}
@@ -55,7 +59,20 @@ func (r *procRunner) Start(context.Context) error {
 	if r.stderr, err = r.cmd.StderrPipe(); err != nil {
 		return err
 	}
-	if err := r.cmd.Start(); err != nil {
+	// Checked and started under mu, which killGroup takes to read the pid:
+	// a start the host gave up meanwhile launches nothing, or its process
+	// is killed.
+	r.mu.Lock()
+	if r.asked.Load() {
+		r.mu.Unlock()
+		return errGivenUp
+	}
+	err = r.cmd.Start()
+	if err == nil {
+		r.pid = r.cmd.Process.Pid
+	}
+	r.mu.Unlock()
+	if err != nil {
 		return err
 	}
 	pidfd, err := unix.PidfdOpen(r.cmd.Process.Pid, 0)
@@ -105,8 +122,11 @@ func describeExit(info *unix.Siginfo) string {
 }
 
 func (r *procRunner) killGroup() {
-	if r.cmd.Process != nil {
-		_ = syscall.Kill(-r.cmd.Process.Pid, syscall.SIGKILL)
+	r.mu.Lock()
+	pid := r.pid
+	r.mu.Unlock()
+	if pid > 0 {
+		_ = syscall.Kill(-pid, syscall.SIGKILL)
 	}
 }
 
