@@ -29,18 +29,23 @@ func (s *Supervisor) launch(ctx context.Context, gen uint64) startResult {
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	late := func(phase string, err error) error {
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return fmt.Errorf("plugin %q did not finish starting within start_timeout %s (it was at %s): %w", s.spec.Name, timeout, phase, err)
+	// late says which phase a start that ran out of time was at, or is
+	// nil while time is left.
+	late := func(phase string) error {
+		if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return nil
 		}
-		return err
+		return fmt.Errorf("plugin %q did not finish starting within start_timeout %s (it was at %s)", s.spec.Name, timeout, phase)
 	}
 	p, err := pluginhost.Start(ctx, pluginhost.Config{
 		Name: s.spec.Name, Path: s.spec.Path, Args: s.spec.Args, Env: s.spec.Env, Dir: s.spec.Dir,
 		Logger: s.log, StartTimeout: timeout,
 	})
 	if err != nil {
-		return startResult{gen: gen, err: late("launch and handshake", err)}
+		if lerr := late("launch and handshake"); lerr != nil {
+			err = fmt.Errorf("%w: %w", lerr, err)
+		}
+		return startResult{gen: gen, err: err}
 	}
 	fail := func(err error, config bool) startResult {
 		stderr := p.Stderr()
@@ -65,11 +70,20 @@ func (s *Supervisor) launch(ctx context.Context, gen uint64) startResult {
 			}
 			return fail(err, true)
 		}
-		return fail(late("configure", fmt.Errorf("configure plugin %q: %w", s.spec.Name, err)), false)
+		if lerr := late("configure"); lerr != nil {
+			// The plugin did not answer: the error only echoes the
+			// cancellation, in gRPC's words ("stream terminated by
+			// RST_STREAM").
+			return fail(lerr, false)
+		}
+		return fail(fmt.Errorf("configure plugin %q: %w", s.spec.Name, err), false)
 	}
 	m, err := learn(ctx, p)
 	if err != nil {
-		return fail(late("the first listing", fmt.Errorf("plugin %q: %w", s.spec.Name, err)), false)
+		if lerr := late("the first listing"); lerr != nil {
+			return fail(lerr, false)
+		}
+		return fail(fmt.Errorf("plugin %q: %w", s.spec.Name, err), false)
 	}
 	return startResult{gen: gen, plugin: p, manifest: m}
 }
