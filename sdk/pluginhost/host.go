@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"strconv"
@@ -159,21 +160,34 @@ func (p *Plugin) connect() error {
 }
 
 func (p *Plugin) startError(err error) error {
-	if p.runner != nil {
-		// go-plugin's own words for this ("Unrecognized remote plugin message",
-		// over several lines) say neither what is wrong nor what to do.
-		if refused, first := p.runner.notPlugin(); refused {
-			if first == "" {
-				err = fmt.Errorf("%w: %s wrote no handshake on stdout; is it a plugin built with the SDK (plugin.Serve)?", ErrNotPlugin, p.runner.cmd.Path)
-			} else {
-				err = fmt.Errorf("%w: %s wrote %q on stdout where the handshake goes; a plugin built with the SDK writes nothing to stdout before plugin.Serve (log to stderr)", ErrNotPlugin, p.runner.cmd.Path, first)
-			}
-		}
+	switch r := p.runner; {
+	case r != nil && r.cmd.Process != nil:
+		status := ""
 		select {
-		case <-p.runner.exited:
-			err = fmt.Errorf("%w (%s)", err, p.runner.exitStatus())
+		case <-r.exited:
+			status = r.exitStatus()
 		case <-time.After(100 * time.Millisecond):
 		}
+		// go-plugin's own words for these ("Unrecognized remote plugin
+		// message", over several lines) say neither what is wrong nor what
+		// to do.
+		refused, first := r.notPlugin()
+		switch {
+		case refused && first == "" && status != "" && status != "exit status 0":
+			// Nothing written, and a failure: a plugin that died as it
+			// started (its stderr says why), not a program that is no plugin.
+			err = fmt.Errorf("%w before its handshake (%s): %s", ErrExited, status, r.cmd.Path)
+			status = ""
+		case refused && first == "":
+			err = fmt.Errorf("%w: %s wrote no handshake on stdout; is it a plugin built with the SDK (plugin.Serve)?", ErrNotPlugin, r.cmd.Path)
+		case refused:
+			err = fmt.Errorf("%w: %s wrote %q on stdout where the handshake goes; a plugin built with the SDK writes nothing to stdout before plugin.Serve (log to stderr)", ErrNotPlugin, r.cmd.Path, first)
+		}
+		if status != "" {
+			err = fmt.Errorf("%w (%s)", err, status)
+		}
+	case errors.Is(err, fs.ErrPermission):
+		err = fmt.Errorf("%w (is the file executable? chmod +x it)", err)
 	}
 	if lines := p.stderr.Lines(); len(lines) > 0 {
 		return fmt.Errorf("start plugin %q: %w; its stderr: %s", p.name, err, strings.Join(lines, " | "))

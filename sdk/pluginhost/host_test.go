@@ -204,12 +204,24 @@ func TestStartFailureCarriesStderr(t *testing.T) {
 	_, err := pluginhost.Start(context.Background(), pluginhost.Config{
 		Name: "dies", Path: testPlugin, Env: []string{"TESTPLUGIN_DIE_AT_START=1"}, StartTimeout: 5 * time.Second,
 	})
-	if err == nil || !strings.Contains(err.Error(), "dying at start as asked") || !strings.Contains(err.Error(), `plugin "dies"`) {
-		t.Fatalf("err = %v", err)
+	// It died as it started: no plugin's fault of writing no handshake.
+	want := `start plugin "dies": plugin process exited before its handshake (exit status 3): ` + testPlugin + `; its stderr: testplugin: dying at start as asked`
+	if err == nil || err.Error() != want || !errors.Is(err, pluginhost.ErrExited) || errors.Is(err, pluginhost.ErrNotPlugin) {
+		t.Fatalf("err = %v\nwant %s", err, want)
 	}
 	_, err = pluginhost.Start(context.Background(), pluginhost.Config{Name: "missing", Path: "/nonexistent/plugin"})
 	if err == nil || !strings.Contains(err.Error(), "/nonexistent/plugin") {
 		t.Fatalf("missing binary: err = %v", err)
+	}
+	// A path made non-executable (a deploy that lost the mode bit).
+	noexec := filepath.Join(t.TempDir(), "plugin")
+	if err := os.WriteFile(noexec, []byte("#!/bin/sh\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = pluginhost.Start(context.Background(), pluginhost.Config{Name: "noexec", Path: noexec})
+	want = `start plugin "noexec": fork/exec ` + noexec + `: permission denied (is the file executable? chmod +x it)`
+	if err == nil || err.Error() != want {
+		t.Fatalf("non-executable plugin: err = %v\nwant %s", err, want)
 	}
 }
 
