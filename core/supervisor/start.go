@@ -15,6 +15,10 @@ import (
 // defaultStartTimeout bounds a start whose spec sets no StartTimeout.
 const defaultStartTimeout = 30 * time.Second
 
+// deadlineSlack: a request that fails this close to the start's deadline
+// failed because of it.
+const deadlineSlack = 10 * time.Millisecond
+
 // configStopGrace bounds how long a plugin that refused its config gets to
 // exit by itself before it is killed.
 const configStopGrace = 2 * time.Second
@@ -29,10 +33,13 @@ func (s *Supervisor) launch(ctx context.Context, gen uint64) startResult {
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	deadline, _ := ctx.Deadline()
 	// late says which phase a start that ran out of time was at, or is
-	// nil while time is left.
+	// nil while time is left. The plugin's side of a request ends at the
+	// same deadline, and its cancellation may arrive a moment before ctx
+	// ends here.
 	late := func(phase string) error {
-		if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		if errors.Is(ctx.Err(), context.Canceled) || (ctx.Err() == nil && time.Until(deadline) > deadlineSlack) {
 			return nil
 		}
 		return fmt.Errorf("plugin %q did not finish starting within start_timeout %s (it was at %s)", s.spec.Name, timeout, phase)
