@@ -23,7 +23,8 @@ func bridgeCmd() *cobra.Command {
 		Short: "Serve MCP on stdio and forward it to a gateway over streamable HTTP (for IDEs)",
 		Long: "An IDE starts `toolgate bridge` as a stdio MCP server; every message goes to the\n" +
 			"gateway at --url and back. When the gateway restarts, the bridge opens a new\n" +
-			"session by itself. Logs go to stderr.",
+			"session by itself. When no gateway answers at --url, the IDE's initialize gets\n" +
+			"an error that says so within 5 s. Logs go to stderr.",
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) > 0 {
 				// The likeliest slip in an IDE's args list: the URL without its flag.

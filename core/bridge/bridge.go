@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -38,9 +39,18 @@ type Options struct {
 	Logger     hclog.Logger
 	HTTPClient *http.Client
 	// ReconnectWindow is how long a message waits for a gateway that is down
-	// (client.DefaultReconnectWindow when 0).
+	// after the bridge reached it (client.DefaultReconnectWindow when 0).
 	ReconnectWindow time.Duration
+	// ConnectWindow is how long the first message waits for a gateway the
+	// bridge never reached (DefaultConnectWindow when 0): long enough for
+	// one started at the same moment as the IDE, short enough that an IDE
+	// whose gateway is not running hears why at once, not after a long
+	// silence.
+	ConnectWindow time.Duration
 }
+
+// DefaultConnectWindow is Options.ConnectWindow's default.
+const DefaultConnectWindow = 5 * time.Second
 
 // drainGrace is how long requests may still run after the IDE closed stdin
 // (the gateway's own shutdown grace on stdio).
@@ -72,9 +82,12 @@ func Run(ctx context.Context, in io.Reader, out io.Writer, opts Options) error {
 	if b.log == nil {
 		b.log = hclog.NewNullLogger()
 	}
+	if opts.ConnectWindow == 0 {
+		opts.ConnectWindow = DefaultConnectWindow
+	}
 	conn, err := client.NewConn(client.Options{
 		URL: opts.URL, Token: opts.Token, HTTPClient: opts.HTTPClient, Logger: b.log,
-		ReconnectWindow: opts.ReconnectWindow, OnMessage: b.write,
+		ReconnectWindow: opts.ReconnectWindow, ConnectWindow: opts.ConnectWindow, OnMessage: b.write,
 	})
 	if err != nil {
 		return err
@@ -210,6 +223,7 @@ func (b *bridge) request(ctx context.Context, line []byte, id json.RawMessage, m
 			lastProgress = time.Now()
 		}
 	})
+	var unreachable *client.UnreachableError
 	switch {
 	case r.cancelled.Load() || ctx.Err() != nil:
 	case err == nil:
@@ -217,9 +231,27 @@ func (b *bridge) request(ctx context.Context, line []byte, id json.RawMessage, m
 		b.write(resp)
 	case errors.Is(err, client.ErrNoResponse):
 		b.writeError(id, codeInternalError, "the gateway ended the request without an answer")
+	case errors.As(err, &unreachable):
+		text := unreachableText(unreachable)
+		b.log.Error(text)
+		b.writeError(id, codeInternalError, text)
 	default:
 		b.writeError(id, codeInternalError, err.Error())
 	}
+}
+
+// unreachableText says what an IDE user can do about a gateway the bridge
+// cannot reach, in the answer the IDE shows.
+func unreachableText(e *client.UnreachableError) string {
+	cause := e.Err.Error()
+	var op *net.OpError
+	if errors.As(e.Err, &op) && op.Err != nil {
+		cause = op.Err.Error() // "connect: connection refused", without the URL again
+	}
+	if e.Reached {
+		return fmt.Sprintf("cannot reach the gateway at %s (%s): it answered before; did it stop? Start it again with `toolgate serve`", e.URL, cause)
+	}
+	return fmt.Sprintf("cannot reach the gateway at %s (%s): is it running? Start it with `toolgate serve --config FILE` (its listen.http must be this address), or correct the bridge's --url", e.URL, cause)
 }
 
 // isProgress reports whether msg is a notifications/progress.

@@ -22,7 +22,7 @@ func TestRunAnswersWhatTheGatewayCannot(t *testing.T) {
 	outR, outW := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		done <- Run(context.Background(), inR, outW, Options{URL: "http://" + gatewaytest.FreeAddr(t) + "/mcp", ReconnectWindow: 200 * time.Millisecond})
+		done <- Run(context.Background(), inR, outW, Options{URL: "http://" + gatewaytest.FreeAddr(t) + "/mcp", ConnectWindow: 200 * time.Millisecond})
 		outW.Close()
 	}()
 	lines := bufio.NewScanner(outR)

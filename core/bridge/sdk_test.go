@@ -157,3 +157,72 @@ func rawStrings(raw []json.RawMessage) []string {
 	}
 	return out
 }
+
+// TestSDKClientWithoutGateway: an IDE whose gateway is not running hears so
+// in the answer to its initialize, with the URL and what to run, and a
+// gateway that comes up while the bridge waits for its first connection is
+// used.
+func TestSDKClientWithoutGateway(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatalf("node is required: %v", err)
+	}
+	gw := gatewaytest.Start(t, bins.Toolgate, bins.HelloConfig(t, t.TempDir(), ""))
+	gw.Stop() // its URL is known and nothing listens there
+
+	cmd := exec.Command(node, "testdata/bridge-no-gateway.mjs")
+	cmd.Env = append(os.Environ(),
+		"SDK_DIR="+filepath.Join(testparts.NodeModules(t), "node_modules"),
+		"TOOLGATE="+bins.Toolgate, "GATEWAY_URL="+gw.URL)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr := &testparts.Buffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	timer := time.AfterFunc(90*time.Second, func() { _ = cmd.Process.Kill() })
+	defer timer.Stop()
+
+	const waiting = "no gateway answers at the URL yet; waiting for it"
+	var run struct {
+		Refused string
+		Late    any
+	}
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		var line struct {
+			Step   string
+			Result *json.RawMessage
+		}
+		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
+			t.Fatalf("script printed %q: %v", sc.Text(), err)
+		}
+		switch {
+		case line.Step == "start":
+			for deadline := time.Now().Add(30 * time.Second); strings.Count(stderr.String(), waiting) < 2; time.Sleep(10 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatalf("the second bridge did not say it waits for the gateway:\n%s", stderr)
+				}
+			}
+			gw.StartAgain()
+		case line.Result != nil:
+			if err := json.Unmarshal(*line.Result, &run); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("script: %v\nstderr:\n%s", err, stderr)
+	}
+	for _, want := range []string{"cannot reach the gateway at " + gw.URL + " (connect: connection refused)", "is it running? Start it with `toolgate serve"} {
+		if !strings.Contains(run.Refused, want) {
+			t.Errorf("initialize with no gateway: %q lacks %q", run.Refused, want)
+		}
+	}
+	if run.Late != float64(11) {
+		t.Errorf("tools/list through a bridge that waited for the gateway: %v\nstderr:\n%s", run.Late, stderr)
+	}
+}

@@ -37,8 +37,13 @@ type Options struct {
 	HTTPClient *http.Client
 	Logger     hclog.Logger
 	// ReconnectWindow bounds how long a message waits for a gateway that
-	// refuses connections; 0 means DefaultReconnectWindow, negative no wait.
+	// refuses connections once this Conn has reached it (it is restarting);
+	// 0 means DefaultReconnectWindow, negative no wait.
 	ReconnectWindow time.Duration
+	// ConnectWindow bounds the same wait before the gateway was ever
+	// reached, where a gateway that is not up more likely was not started
+	// or the URL is wrong than is about to come; 0 means ReconnectWindow.
+	ConnectWindow time.Duration
 	// OnMessage receives what the gateway sends outside any request's stream
 	// (session-wide notifications, server-to-client requests). When it is nil
 	// no listening stream is opened.
@@ -66,6 +71,7 @@ type Conn struct {
 	subs        map[string]bool // resources subscribed to, replayed
 	renewing    chan struct{}   // closed when the renewal in progress ends
 	renewals    int
+	reached     bool // the gateway answered once: later refusals are a restart
 	listening   bool
 	closed      bool
 	// stateless is the protocol version of the last request that needed no
@@ -91,6 +97,9 @@ func NewConn(opts Options) (*Conn, error) {
 	}
 	if opts.ReconnectWindow == 0 {
 		opts.ReconnectWindow = DefaultReconnectWindow
+	}
+	if opts.ConnectWindow == 0 {
+		opts.ConnectWindow = opts.ReconnectWindow
 	}
 	c := &Conn{opts: opts, log: opts.Logger, hc: opts.HTTPClient, subs: map[string]bool{}}
 	if c.log == nil {
@@ -286,7 +295,14 @@ func (c *Conn) standardHeaders(env *message) map[string]string {
 }
 
 func (c *Conn) doHeaders(ctx context.Context, method string, body []byte, sid string, extra map[string]string) (*http.Response, error) {
-	deadline := time.Now().Add(c.opts.ReconnectWindow)
+	c.mu.Lock()
+	reached := c.reached
+	c.mu.Unlock()
+	window := c.opts.ReconnectWindow
+	if !reached {
+		window = c.opts.ConnectWindow
+	}
+	deadline := time.Now().Add(window)
 	backoff := 50 * time.Millisecond
 	for warned := false; ; {
 		req, err := http.NewRequestWithContext(ctx, method, c.opts.URL, bytes.NewReader(body))
@@ -299,8 +315,14 @@ func (c *Conn) doHeaders(ctx context.Context, method string, body []byte, sid st
 		}
 		resp, err := c.hc.Do(req)
 		if err == nil {
-			if warned {
+			c.mu.Lock()
+			c.reached = true
+			c.mu.Unlock()
+			switch {
+			case warned && reached:
 				c.log.Info("gateway reachable again", "url", c.opts.URL)
+			case warned:
+				c.log.Info("gateway reachable", "url", c.opts.URL)
 			}
 			return resp, nil
 		}
@@ -311,14 +333,18 @@ func (c *Conn) doHeaders(ctx context.Context, method string, body []byte, sid st
 		}
 		left := time.Until(deadline)
 		if !isDialError(err) || ctx.Err() != nil || left <= 0 {
-			return nil, &UnreachableError{URL: c.opts.URL, Err: err}
+			return nil, &UnreachableError{URL: c.opts.URL, Err: err, Reached: reached}
 		}
 		if !warned {
-			c.log.Warn("gateway unreachable; retrying", "url", c.opts.URL, "for", c.opts.ReconnectWindow, "error", err)
+			if reached {
+				c.log.Warn("gateway unreachable; retrying", "url", c.opts.URL, "for", window, "error", err)
+			} else {
+				c.log.Warn("no gateway answers at the URL yet; waiting for it", "url", c.opts.URL, "for", window, "error", err)
+			}
 			warned = true
 		}
 		if err := sleep(ctx, min(backoff, left)); err != nil {
-			return nil, &UnreachableError{URL: c.opts.URL, Err: err}
+			return nil, &UnreachableError{URL: c.opts.URL, Err: err, Reached: reached}
 		}
 		backoff = min(backoff*2, time.Second)
 	}

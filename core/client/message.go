@@ -145,6 +145,9 @@ func httpError(status int, body []byte) *HTTPError {
 type UnreachableError struct {
 	URL string
 	Err error
+	// Reached: the gateway answered this connection before, so it went
+	// away; otherwise it was never reached (not started, or a wrong URL).
+	Reached bool
 }
 
 func (e *UnreachableError) Error() string {

@@ -182,13 +182,15 @@ func (h *Handlers) resolve(ctx context.Context, name string, asked time.Duration
 }
 
 // awaitTools starts the plugin a tool name points at when the plugin has
-// not told its tools yet (lazy with no cached manifest, or still starting)
-// and waits, within the call's deadline, until it runs. Without it the first
-// call after the gateway starts would answer "unknown tool" for a tool that
-// exists. It answers only when the plugin did not start.
+// not told its tools yet (lazy with no cached manifest, still starting, or
+// lazy and replaced by a new build since it told) and waits, within the
+// call's deadline, until it runs. Without it the first call after the
+// gateway starts, or after a new build was put in place, would answer
+// "unknown tool" for a tool that exists. It answers only when the plugin
+// did not start.
 func (h *Handlers) awaitTools(ctx context.Context, name string, asked time.Duration) *protov1.Result {
 	plugin, ok := catalog.PluginOf(name)
-	if !ok || h.Catalog.Known(plugin) {
+	if !ok || !h.Plugins.Untold(plugin) {
 		return nil
 	}
 	timeout := h.CallTimeout(plugin)

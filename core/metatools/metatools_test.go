@@ -606,3 +606,37 @@ func TestUnknownToolNamesCoreAndMetaTools(t *testing.T) {
 		}
 	}
 }
+
+// A new build put in place of a lazy plugin's binary serves tools the old
+// one did not: a call to one starts the plugin to learn them, instead of
+// answering from what the old build served that there is no such tool.
+func TestCallReachesToolOfReplacedBuild(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "plugin")
+	copyFile := func(from string) {
+		b, err := os.ReadFile(from)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(bin+".new", b, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(bin+".new", bin); err != nil {
+			t.Fatal(err)
+		}
+	}
+	copyFile(helloPlugin)
+	cat := catalog.New()
+	mgr := runPlugins(t, cat, supervisor.Policy{LearnIdle: 50 * time.Millisecond}, []supervisor.Spec{{Name: "hello", Path: bin}}, "hello")
+	sup, _ := mgr.Get("hello")
+	for deadline := time.Now().Add(15 * time.Second); sup.Status().State != supervisor.Lazy; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the plugin started to learn its tools is %s, want lazy again", sup.Status().State)
+		}
+	}
+	copyFile(buildTestPlugin(t))
+	tools := toolsByName(New(cat, mgr, func(string) time.Duration { return 10 * time.Second }, hclog.NewNullLogger()))
+	res, _ := invoke(t, tools, "call_tool", `{"name":"x_hello_roots_changed"}`)
+	if got := text(res); res.IsError || got != "0" {
+		t.Errorf("call of a tool only the new build has: %s", got)
+	}
+}

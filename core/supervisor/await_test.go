@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -71,5 +72,46 @@ func TestLearningHasBegunWhenRunReturns(t *testing.T) {
 		if st.State != Starting {
 			t.Fatalf("right after Run, the lazy plugin never run is %s; want %s", st.State, Starting)
 		}
+	}
+}
+
+// A lazy plugin whose binary was replaced (a new build put in place) has yet
+// to tell what it serves now: a request for a name the catalog does not
+// know starts it, instead of answering from what the old build served.
+func TestReplacedBinaryIsAskedAgain(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "plugin")
+	b, err := os.ReadFile(testPlugin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := fast
+	p.LearnIdle = 50 * time.Millisecond
+	cat := catalog.New()
+	m := NewManager([]Spec{{Name: "a", Path: bin, Env: []string{"PATH=" + os.Getenv("PATH")}}},
+		ManagerOptions{Catalog: cat, Store: catalog.ManifestStore{Dir: t.TempDir()}, Policy: p, Logger: hclog.NewNullLogger()})
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(func() { cancel(); m.Wait() })
+	m.Run(ctx)
+	sup, _ := m.Get("a")
+	waitState(t, sup, Running, 10*time.Second)
+	waitState(t, sup, Lazy, 10*time.Second) // learnt, then stopped while idle
+	if m.Untold("a") {
+		t.Fatal("a lazy plugin that told what it serves counts as untold")
+	}
+	later := time.Now().Add(time.Minute)
+	if err := os.Chtimes(bin, later, later); err != nil {
+		t.Fatal(err)
+	}
+	if !m.Untold("a") {
+		t.Fatal("a lazy plugin whose binary was replaced does not count as untold")
+	}
+	if err := m.AwaitOwner(ctx, "x_a_new_tool"); err != nil {
+		t.Fatal(err)
+	}
+	if st := sup.Status(); st.State != Running || m.Untold("a") {
+		t.Errorf("after the wait for the replaced plugin: %s, untold %v", st.State, m.Untold("a"))
 	}
 }

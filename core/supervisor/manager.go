@@ -24,10 +24,14 @@ type Manager struct {
 	log     hclog.Logger
 	order   []string
 	sups    map[string]*Supervisor
-	keys    map[string]string // manifest store key per plugin
-	events  *ring
-	notice  func(plugin string, e protov1.Event)
-	wg      sync.WaitGroup
+	// told is, per plugin, the manifest key (setup and binary) the
+	// catalog's entry was learned under: a lazy plugin whose binary was
+	// replaced since has yet to tell what it serves now.
+	mu     sync.Mutex
+	told   map[string]string
+	events *ring
+	notice func(plugin string, e protov1.Event)
+	wg     sync.WaitGroup
 }
 
 // ManagerOptions configure a Manager.
@@ -48,15 +52,18 @@ func NewManager(specs []Spec, opts ManagerOptions) *Manager {
 		opts.EventRing = 1000
 	}
 	m := &Manager{catalog: opts.Catalog, store: opts.Store, log: opts.Logger,
-		sups: map[string]*Supervisor{}, keys: map[string]string{}, events: newRing(opts.EventRing), notice: opts.OnNotice}
+		sups: map[string]*Supervisor{}, told: map[string]string{}, events: newRing(opts.EventRing), notice: opts.OnNotice}
 	for _, spec := range specs {
 		name := spec.Name
 		m.order = append(m.order, name)
-		m.keys[name] = manifestKey(spec)
 		hooks := Hooks{
 			Manifest: func(plugin string, man *catalog.Manifest) {
+				key := manifestKey(spec)
+				m.mu.Lock()
+				m.told[plugin] = key
+				m.mu.Unlock()
 				m.catalog.Set(plugin, man)
-				if err := m.store.Save(m.keys[plugin], man); err != nil {
+				if err := m.store.Save(key, man); err != nil {
 					m.log.Warn("could not save manifest", "plugin", plugin, "error", err)
 				}
 				if opts.OnManifest != nil {
@@ -85,11 +92,15 @@ func (m *Manager) Run(ctx context.Context) {
 		// Every plugin's tools are known from its last run before it starts,
 		// so a call right after boot waits for the plugin instead of hearing
 		// of no such tool; the running plugin's own list replaces this.
-		man, err := m.store.Load(m.keys[name])
+		key := manifestKey(s.spec)
+		man, err := m.store.Load(key)
 		if err != nil {
 			m.log.Warn("stored manifest unusable", "plugin", name, "error", err)
 		}
 		if man != nil {
+			m.mu.Lock()
+			m.told[name] = key
+			m.mu.Unlock()
 			m.catalog.Set(name, man)
 		}
 		m.wg.Add(1)
@@ -137,7 +148,8 @@ func (m *Manager) AwaitCatalog(ctx context.Context, names ...string) error {
 func (m *Manager) Untold(names ...string) bool { return len(m.untold(names)) > 0 }
 
 // untold are the named plugins that have not told the catalog what they
-// serve and are lazy or starting.
+// serve and are lazy or starting, or are lazy and were replaced by a new
+// build since they told.
 func (m *Manager) untold(names []string) []*Supervisor {
 	if len(names) == 0 {
 		names = m.order
@@ -145,14 +157,27 @@ func (m *Manager) untold(names []string) []*Supervisor {
 	var out []*Supervisor
 	for _, name := range names {
 		s, ok := m.sups[name]
-		if !ok || m.catalog.Known(name) {
+		if !ok {
 			continue
 		}
-		if st := s.Status().State; st == Lazy || st == Starting {
-			out = append(out, s)
+		switch st := s.Status().State; {
+		case st == Starting && !m.catalog.Known(name):
+		case st == Lazy && (!m.catalog.Known(name) || m.replaced(s.spec)):
+		default:
+			continue
 		}
+		out = append(out, s)
 	}
 	return out
+}
+
+// replaced reports whether a plugin's setup or binary changed since the
+// catalog learned what it serves (a new build put in place of the old).
+func (m *Manager) replaced(spec Spec) bool {
+	m.mu.Lock()
+	told := m.told[spec.Name]
+	m.mu.Unlock()
+	return told != manifestKey(spec)
 }
 
 // AwaitOwner is AwaitCatalog for whatever plugin may serve name: the one an

@@ -3,6 +3,7 @@ package supervisor
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/cenkalti/backoff/v5"
@@ -31,9 +32,12 @@ type owner struct {
 	timer       *time.Timer // backoff or cool-down
 }
 
-// Run owns the plugin until ctx ends, then stops it and returns.
+// Run owns the plugin until ctx ends, then stops it and returns once its
+// process is gone, also one a start under way was bringing up.
 func (s *Supervisor) Run(ctx context.Context) {
+	var launches sync.WaitGroup
 	defer close(s.done)
+	defer launches.Wait()
 	o := &owner{status: s.Status(), backoff: s.policy.newBackoff()}
 	starts := make(chan startResult)
 	manifests := make(chan manifestUpdate)
@@ -49,7 +53,9 @@ func (s *Supervisor) Run(ctx context.Context) {
 		o.cancelStart = cancel
 		gen := o.gen
 		s.set(o, Starting, "", nil)
+		launches.Add(1)
 		go func() {
+			defer launches.Done()
 			r := s.launch(startCtx, gen)
 			r.cancel = cancel
 			select {

@@ -15,6 +15,10 @@ import (
 // defaultStartTimeout bounds a start whose spec sets no StartTimeout.
 const defaultStartTimeout = 30 * time.Second
 
+// deadlineSlack: a request that fails this close to the start's deadline
+// failed because of it.
+const deadlineSlack = 10 * time.Millisecond
+
 // configStopGrace bounds how long a plugin that refused its config gets to
 // exit by itself before it is killed.
 const configStopGrace = 2 * time.Second
@@ -29,18 +33,26 @@ func (s *Supervisor) launch(ctx context.Context, gen uint64) startResult {
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	late := func(phase string, err error) error {
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return fmt.Errorf("plugin %q did not finish starting within start_timeout %s (it was at %s): %w", s.spec.Name, timeout, phase, err)
+	deadline, _ := ctx.Deadline()
+	// late says which phase a start that ran out of time was at, or is
+	// nil while time is left. The plugin's side of a request ends at the
+	// same deadline, and its cancellation may arrive a moment before ctx
+	// ends here.
+	late := func(phase string) error {
+		if errors.Is(ctx.Err(), context.Canceled) || (ctx.Err() == nil && time.Until(deadline) > deadlineSlack) {
+			return nil
 		}
-		return err
+		return fmt.Errorf("plugin %q did not finish starting within start_timeout %s (it was at %s)", s.spec.Name, timeout, phase)
 	}
 	p, err := pluginhost.Start(ctx, pluginhost.Config{
 		Name: s.spec.Name, Path: s.spec.Path, Args: s.spec.Args, Env: s.spec.Env, Dir: s.spec.Dir,
 		Logger: s.log, StartTimeout: timeout,
 	})
 	if err != nil {
-		return startResult{gen: gen, err: late("launch and handshake", err)}
+		if lerr := late("launch and handshake"); lerr != nil {
+			err = fmt.Errorf("%w: %w", lerr, err)
+		}
+		return startResult{gen: gen, err: err}
 	}
 	fail := func(err error, config bool) startResult {
 		stderr := p.Stderr()
@@ -65,11 +77,20 @@ func (s *Supervisor) launch(ctx context.Context, gen uint64) startResult {
 			}
 			return fail(err, true)
 		}
-		return fail(late("configure", fmt.Errorf("configure plugin %q: %w", s.spec.Name, err)), false)
+		if lerr := late("configure"); lerr != nil {
+			// The plugin did not answer: the error only echoes the
+			// cancellation, in gRPC's words ("stream terminated by
+			// RST_STREAM").
+			return fail(lerr, false)
+		}
+		return fail(fmt.Errorf("configure plugin %q: %w", s.spec.Name, err), false)
 	}
 	m, err := learn(ctx, p)
 	if err != nil {
-		return fail(late("the first listing", fmt.Errorf("plugin %q: %w", s.spec.Name, err)), false)
+		if lerr := late("the first listing"); lerr != nil {
+			return fail(lerr, false)
+		}
+		return fail(fmt.Errorf("plugin %q: %w", s.spec.Name, err), false)
 	}
 	return startResult{gen: gen, plugin: p, manifest: m}
 }

@@ -149,12 +149,22 @@ func (s *Supervisor) Restart(ctx context.Context) error {
 // acquire returns the running plugin with the caller counted among its calls
 // (leave when done), starting a lazy one and waiting through starting,
 // restarting and stopping until ctx ends. A failed or stopped plugin answers
-// at once.
+// at once, and so does one whose start the caller saw fail: the tries that
+// follow, each up to its start_timeout, would keep the caller waiting to
+// learn the same error.
 func (s *Supervisor) acquire(ctx context.Context) (*process, error) {
+	sawStart := false
 	for {
 		sn := s.snap.Load()
 		st := sn.status
 		switch st.State {
+		case Starting:
+			sawStart = true
+		case Restarting:
+			if sawStart {
+				return nil, &UnavailableError{Plugin: s.spec.Name, State: Restarting, Reason: fmt.Sprintf(
+					"its start failed: %s (it is tried again at %s, or core_plugin_restart)", st.LastError, st.NextTry.Format(time.RFC3339))}
+			}
 		case Running:
 			select {
 			case <-sn.plugin.Exited():

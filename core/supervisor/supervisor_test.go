@@ -215,12 +215,21 @@ func TestReadOnlyCallIsRetriedAfterCrash(t *testing.T) {
 	}
 }
 
+// A call that starts a plugin hears of the start's failure as soon as it
+// fails, not after every try the circuit allows; the tries go on, and
+// calls once the circuit is open answer at once.
 func TestStartupFailureOpensCircuitWithStderr(t *testing.T) {
 	h := run(t, Spec{Env: []string{"TESTPLUGIN_DIE_AT_START=1"}}, fast)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	_, err := call(ctx, h.sup, "echo", `{}`, false)
 	var un *UnavailableError
+	if !errors.As(err, &un) || un.State != Restarting || !strings.Contains(err.Error(), `plugin "test" is restarting: its start failed: start plugin "test"`) ||
+		!strings.Contains(err.Error(), "dying at start as asked") || !strings.Contains(err.Error(), "or core_plugin_restart)") {
+		t.Fatalf("err = %v, want the failed start with its stderr", err)
+	}
+	waitState(t, h.sup, Failed, 10*time.Second)
+	_, err = call(ctx, h.sup, "echo", `{}`, false)
 	if !errors.As(err, &un) || un.State != Failed {
 		t.Fatalf("err = %v, want the circuit open", err)
 	}

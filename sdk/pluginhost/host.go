@@ -6,10 +6,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -44,6 +46,9 @@ type Plugin struct {
 	health grpc_health_v1.HealthClient
 	wire   *wire.Client
 	tmp    string // holds go-plugin's socket directory; removed once the process is gone
+	// asked is set when the host wants the process gone (Stop, Kill, a
+	// start given up), so its end is logged as asked for, not as a crash.
+	asked atomic.Bool
 }
 
 // ErrNotPlugin is wrapped by the start error of a program that does not
@@ -78,6 +83,9 @@ func Start(ctx context.Context, cfg Config) (*Plugin, error) {
 		return nil, fmt.Errorf("start plugin %q: %w", cfg.Name, err)
 	}
 	p := &Plugin{name: cfg.Name, log: cfg.Logger, stderr: newTail(20), tmp: tmp}
+	// The runner as soon as there is one, for a start given up while
+	// go-plugin still holds it (p.runner is only read once Start returns).
+	var launched atomic.Pointer[procRunner]
 	client := goplugin.NewClient(&goplugin.ClientConfig{
 		HandshakeConfig:  wire.Handshake,
 		VersionedPlugins: wire.VersionedPlugins(nil),
@@ -87,7 +95,8 @@ func Start(ctx context.Context, cfg Config) (*Plugin, error) {
 			cmd := exec.Command(cfg.Path, cfg.Args...)
 			cmd.Env = append(append(append([]string(nil), cfg.Env...), spec.Env...), tlsEnv...)
 			cmd.Dir = cfg.Dir
-			p.runner = newProcRunner(cmd)
+			p.runner = newProcRunner(cmd, &p.asked, p.logExit)
+			launched.Store(p.runner)
 			return p.runner, nil
 		},
 		SkipHostEnv:      true,
@@ -97,7 +106,7 @@ func Start(ctx context.Context, cfg Config) (*Plugin, error) {
 		TLSConfig:        tlsConfig,
 		Managed:          true,
 		StartTimeout:     cfg.StartTimeout,
-		Logger:           cfg.Logger,
+		Logger:           libLogger{cfg.Logger},
 		Stderr:           p.stderr,
 		SyncStderr:       &relay{log: cfg.Logger, tail: p.stderr, stream: "stderr"},
 		SyncStdout:       &relay{log: cfg.Logger, tail: p.stderr, stream: "stdout"},
@@ -115,6 +124,15 @@ func Start(ctx context.Context, cfg Config) (*Plugin, error) {
 			return nil, err
 		}
 	case <-ctx.Done():
+		// go-plugin holds its lock, which its Kill needs, until the
+		// handshake ends: a process already up is killed here, so a
+		// plugin that never completes its handshake does not keep the
+		// start, and its process, until StartTimeout; one not yet
+		// launched never is.
+		p.asked.Store(true)
+		if r := launched.Load(); r != nil {
+			r.killGroup()
+		}
 		p.end()
 		<-started
 		return nil, fmt.Errorf("start plugin %q: %w", cfg.Name, ctx.Err())
@@ -142,21 +160,34 @@ func (p *Plugin) connect() error {
 }
 
 func (p *Plugin) startError(err error) error {
-	if p.runner != nil {
-		// go-plugin's own words for this ("Unrecognized remote plugin message",
-		// over several lines) say neither what is wrong nor what to do.
-		if refused, first := p.runner.notPlugin(); refused {
-			if first == "" {
-				err = fmt.Errorf("%w: %s wrote no handshake on stdout; is it a plugin built with the SDK (plugin.Serve)?", ErrNotPlugin, p.runner.cmd.Path)
-			} else {
-				err = fmt.Errorf("%w: %s wrote %q on stdout where the handshake goes; a plugin built with the SDK writes nothing to stdout before plugin.Serve (log to stderr)", ErrNotPlugin, p.runner.cmd.Path, first)
-			}
-		}
+	switch r := p.runner; {
+	case r != nil && r.cmd.Process != nil:
+		status := ""
 		select {
-		case <-p.runner.exited:
-			err = fmt.Errorf("%w (%s)", err, p.runner.exitStatus())
+		case <-r.exited:
+			status = r.exitStatus()
 		case <-time.After(100 * time.Millisecond):
 		}
+		// go-plugin's own words for these ("Unrecognized remote plugin
+		// message", over several lines) say neither what is wrong nor what
+		// to do.
+		refused, first := r.notPlugin()
+		switch {
+		case refused && first == "" && status != "" && status != "exit status 0":
+			// Nothing written, and a failure: a plugin that died as it
+			// started (its stderr says why), not a program that is no plugin.
+			err = fmt.Errorf("%w before its handshake (%s): %s", ErrExited, status, r.cmd.Path)
+			status = ""
+		case refused && first == "":
+			err = fmt.Errorf("%w: %s wrote no handshake on stdout; is it a plugin built with the SDK (plugin.Serve)?", ErrNotPlugin, r.cmd.Path)
+		case refused:
+			err = fmt.Errorf("%w: %s wrote %q on stdout where the handshake goes; a plugin built with the SDK writes nothing to stdout before plugin.Serve (log to stderr)", ErrNotPlugin, r.cmd.Path, first)
+		}
+		if status != "" {
+			err = fmt.Errorf("%w (%s)", err, status)
+		}
+	case errors.Is(err, fs.ErrPermission):
+		err = fmt.Errorf("%w (is the file executable? chmod +x it)", err)
 	}
 	if lines := p.stderr.Lines(); len(lines) > 0 {
 		return fmt.Errorf("start plugin %q: %w; its stderr: %s", p.name, err, strings.Join(lines, " | "))
@@ -236,6 +267,7 @@ var ErrUnsupported = wire.ErrUnsupported
 // down, and kills its whole process group only when grace has passed. It
 // returns when the process is gone.
 func (p *Plugin) Stop(grace time.Duration) {
+	p.asked.Store(true)
 	deadline := time.Now().Add(grace)
 	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
@@ -259,6 +291,7 @@ func (p *Plugin) Stop(grace time.Duration) {
 
 // Kill ends the plugin's whole process group at once.
 func (p *Plugin) Kill() {
+	p.asked.Store(true)
 	p.runner.killGroup()
 	<-p.runner.exited
 	p.end()
@@ -283,6 +316,7 @@ func (p *Plugin) endFailed() {
 // end runs go-plugin's Kill, which removes the socket directory it made, then
 // removes the directory that held it.
 func (p *Plugin) end() {
+	p.asked.Store(true)
 	p.client.Kill()
 	_ = os.RemoveAll(p.tmp)
 }

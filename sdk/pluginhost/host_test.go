@@ -204,12 +204,24 @@ func TestStartFailureCarriesStderr(t *testing.T) {
 	_, err := pluginhost.Start(context.Background(), pluginhost.Config{
 		Name: "dies", Path: testPlugin, Env: []string{"TESTPLUGIN_DIE_AT_START=1"}, StartTimeout: 5 * time.Second,
 	})
-	if err == nil || !strings.Contains(err.Error(), "dying at start as asked") || !strings.Contains(err.Error(), `plugin "dies"`) {
-		t.Fatalf("err = %v", err)
+	// It died as it started: no plugin's fault of writing no handshake.
+	want := `start plugin "dies": plugin process exited before its handshake (exit status 3): ` + testPlugin + `; its stderr: testplugin: dying at start as asked`
+	if err == nil || err.Error() != want || !errors.Is(err, pluginhost.ErrExited) || errors.Is(err, pluginhost.ErrNotPlugin) {
+		t.Fatalf("err = %v\nwant %s", err, want)
 	}
 	_, err = pluginhost.Start(context.Background(), pluginhost.Config{Name: "missing", Path: "/nonexistent/plugin"})
 	if err == nil || !strings.Contains(err.Error(), "/nonexistent/plugin") {
 		t.Fatalf("missing binary: err = %v", err)
+	}
+	// A path made non-executable (a deploy that lost the mode bit).
+	noexec := filepath.Join(t.TempDir(), "plugin")
+	if err := os.WriteFile(noexec, []byte("#!/bin/sh\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = pluginhost.Start(context.Background(), pluginhost.Config{Name: "noexec", Path: noexec})
+	want = `start plugin "noexec": fork/exec ` + noexec + `: permission denied (is the file executable? chmod +x it)`
+	if err == nil || err.Error() != want {
+		t.Fatalf("non-executable plugin: err = %v\nwant %s", err, want)
 	}
 }
 
@@ -292,5 +304,37 @@ func TestNotAPluginSaysWhatToDo(t *testing.T) {
 		if strings.Contains(err.Error(), "\n") || strings.Contains(err.Error(), "Unrecognized") {
 			t.Errorf("start of %s: %q: want one line in words of its own", c.path, err)
 		}
+	}
+}
+
+// A start given up while the program has yet to write its handshake (here
+// one that never will) ends that program at once: it does not run on, and
+// hold the start, until StartTimeout.
+func TestStartGivenUpEndsTheProcessAtOnce(t *testing.T) {
+	dir := t.TempDir()
+	pidFile := filepath.Join(dir, "pid")
+	script := filepath.Join(dir, "mute")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\necho $$ > "+pidFile+".tmp\nmv "+pidFile+".tmp "+pidFile+"\nexec sleep 120\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() {
+		_, err := pluginhost.Start(ctx, pluginhost.Config{Name: "mute", Path: script, StartTimeout: 2 * time.Minute})
+		errc <- err
+	}()
+	var pid int
+	for deadline := time.Now().Add(10 * time.Second); pid == 0; time.Sleep(10 * time.Millisecond) {
+		if b, err := os.ReadFile(pidFile); err == nil {
+			pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the program did not start")
+		}
+	}
+	cancel()
+	waitGone(t, pid)
+	if err := <-errc; !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), `start plugin "mute"`) {
+		t.Errorf("start given up: %v", err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -26,13 +27,22 @@ type procRunner struct {
 	exited chan struct{} // closed when the plugin process has exited
 	mu     sync.Mutex
 	status string // how it exited ("exit status 1", "signal: killed"), set before exited closes
+	pid    int    // once started; also its process group
 
 	first   firstLine // what the program wrote first on stdout, where the handshake goes
 	noShake bool      // go-plugin found no handshake on stdout (it asked Diagnose)
+
+	// asked is set once the host wants the process gone, before it tells
+	// it so; onExit hears how the process ended and whether it was asked to.
+	asked  *atomic.Bool
+	onExit func(pid int, status string, asked bool)
 }
 
-func newProcRunner(cmd *exec.Cmd) *procRunner {
-	return &procRunner{cmd: cmd, exited: make(chan struct{})}
+// errGivenUp: the host gave up the start before the process was launched.
+var errGivenUp = errors.New("start given up before the process was launched")
+
+func newProcRunner(cmd *exec.Cmd, asked *atomic.Bool, onExit func(pid int, status string, asked bool)) *procRunner {
+	return &procRunner{cmd: cmd, exited: make(chan struct{}), asked: asked, onExit: onExit}
 }
 
 func (r *procRunner) Start(context.Context) error {
@@ -49,7 +59,20 @@ func (r *procRunner) Start(context.Context) error {
 	if r.stderr, err = r.cmd.StderrPipe(); err != nil {
 		return err
 	}
-	if err := r.cmd.Start(); err != nil {
+	// Checked and started under mu, which killGroup takes to read the pid:
+	// a start the host gave up meanwhile launches nothing, or its process
+	// is killed.
+	r.mu.Lock()
+	if r.asked.Load() {
+		r.mu.Unlock()
+		return errGivenUp
+	}
+	err = r.cmd.Start()
+	if err == nil {
+		r.pid = r.cmd.Process.Pid
+	}
+	r.mu.Unlock()
+	if err != nil {
 		return err
 	}
 	pidfd, err := unix.PidfdOpen(r.cmd.Process.Pid, 0)
@@ -81,6 +104,7 @@ func (r *procRunner) watch(pidfd int) {
 	r.mu.Lock()
 	r.status = status
 	r.mu.Unlock()
+	r.onExit(r.cmd.Process.Pid, status, r.asked.Load())
 	r.killGroup()
 	close(r.exited)
 }
@@ -98,8 +122,11 @@ func describeExit(info *unix.Siginfo) string {
 }
 
 func (r *procRunner) killGroup() {
-	if r.cmd.Process != nil {
-		_ = syscall.Kill(-r.cmd.Process.Pid, syscall.SIGKILL)
+	r.mu.Lock()
+	pid := r.pid
+	r.mu.Unlock()
+	if pid > 0 {
+		_ = syscall.Kill(-pid, syscall.SIGKILL)
 	}
 }
 
@@ -115,7 +142,10 @@ func (r *procRunner) Wait(context.Context) error {
 	return r.cmd.Wait()
 }
 
+// Kill is go-plugin's, when it gives up a start or is told to end the
+// plugin: a kill the host asked for.
 func (r *procRunner) Kill(context.Context) error {
+	r.asked.Store(true)
 	r.killGroup()
 	return nil
 }

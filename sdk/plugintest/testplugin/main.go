@@ -107,6 +107,8 @@ func main() {
 	}
 	if os.Getenv("TESTPLUGIN_HANG_CONFIGURE") != "" {
 		p.Configure = func(ctx context.Context, _ json.RawMessage) error {
+			// Said, so a host's test knows the start is in Configure now.
+			fmt.Fprintf(os.Stderr, "testplugin: pid %d hanging in configure as asked\n", os.Getpid())
 			<-ctx.Done()
 			return ctx.Err()
 		}
