@@ -24,10 +24,16 @@ func (l libLogger) Error(msg string, args ...any) { l.Logger.Debug(msg, args...)
 func (l libLogger) With(args ...any) hclog.Logger { return libLogger{l.Logger.With(args...)} }
 
 // logExit says how the plugin process ended: at Info when the host asked
-// for it (a stop, a kill of a start that failed or was given up), as an
-// error when it did not: the plugin crashed or something else killed it.
-func (p *Plugin) logExit(pid int, status string, asked bool) {
-	if asked {
+// for it (a stop, a kill of a start that failed or was given up), as a
+// warning when a polite stop had to end in a kill (the plugin did not shut
+// down within its grace: its author should know), as an error when the
+// host did not ask: the plugin crashed or something else killed it.
+func (p *Plugin) logExit(pid int, status string, signalled, asked bool) {
+	switch {
+	case asked && signalled && p.polite.Load():
+		p.log.Warn("plugin process did not shut down when asked and was killed", "pid", pid, "how", status)
+		return
+	case asked:
 		p.log.Info("plugin process stopped as asked", "pid", pid, "how", status)
 		return
 	}

@@ -51,6 +51,14 @@ func TestExitLogSaysWhetherTheHostAskedForIt(t *testing.T) {
 		p.Stop(2 * time.Second)
 		wantAsked(t, logs.String(), p.Pid(), "exit status 0")
 	})
+	t.Run("did not shut down when asked", func(t *testing.T) {
+		p, logs := startLogged(t, "TESTPLUGIN_HANG_ON_EXIT=1")
+		p.Stop(200 * time.Millisecond)
+		want := "[WARN]  test: plugin process did not shut down when asked and was killed: pid=" + strconv.Itoa(p.Pid()) + ` how="killed by signal SIGKILL"`
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("log of a plugin that ignored its stop lacks %q:\n%s", want, logs)
+		}
+	})
 	t.Run("crashed", func(t *testing.T) {
 		p, logs := startLogged(t)
 		_, _ = p.CallTool(context.Background(), &protov1.CallRequest{Name: "exit", Arguments: json.RawMessage(`{"code":2}`)}, nil)

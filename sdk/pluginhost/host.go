@@ -49,6 +49,9 @@ type Plugin struct {
 	// asked is set when the host wants the process gone (Stop, Kill, a
 	// start given up), so its end is logged as asked for, not as a crash.
 	asked atomic.Bool
+	// polite is set by Stop, which gives the plugin time to shut down: a
+	// kill after it is worth a warning, unlike Kill's.
+	polite atomic.Bool
 }
 
 // ErrNotPlugin is wrapped by the start error of a program that does not
@@ -267,6 +270,7 @@ var ErrUnsupported = wire.ErrUnsupported
 // down, and kills its whole process group only when grace has passed. It
 // returns when the process is gone.
 func (p *Plugin) Stop(grace time.Duration) {
+	p.polite.Store(true)
 	p.asked.Store(true)
 	deadline := time.Now().Add(grace)
 	ctx, cancel := context.WithDeadline(context.Background(), deadline)

@@ -35,13 +35,13 @@ type procRunner struct {
 	// asked is set once the host wants the process gone, before it tells
 	// it so; onExit hears how the process ended and whether it was asked to.
 	asked  *atomic.Bool
-	onExit func(pid int, status string, asked bool)
+	onExit func(pid int, status string, signalled, asked bool)
 }
 
 // errGivenUp: the host gave up the start before the process was launched.
 var errGivenUp = errors.New("start given up before the process was launched")
 
-func newProcRunner(cmd *exec.Cmd, asked *atomic.Bool, onExit func(pid int, status string, asked bool)) *procRunner {
+func newProcRunner(cmd *exec.Cmd, asked *atomic.Bool, onExit func(pid int, status string, signalled, asked bool)) *procRunner {
 	return &procRunner{cmd: cmd, exited: make(chan struct{}), asked: asked, onExit: onExit}
 }
 
@@ -96,29 +96,30 @@ func (r *procRunner) watch(pidfd int) {
 		}
 	}
 	var info unix.Siginfo
-	status := "exited"
+	status, signalled := "exited", false
 	// WNOWAIT leaves the zombie for go-plugin's Wait to reap.
 	if err := unix.Waitid(unix.P_PIDFD, pidfd, &info, unix.WEXITED|unix.WNOWAIT, nil); err == nil {
-		status = describeExit(&info)
+		status, signalled = describeExit(&info)
 	}
 	r.mu.Lock()
 	r.status = status
 	r.mu.Unlock()
-	r.onExit(r.cmd.Process.Pid, status, r.asked.Load())
+	r.onExit(r.cmd.Process.Pid, status, signalled, r.asked.Load())
 	r.killGroup()
 	close(r.exited)
 }
 
-func describeExit(info *unix.Siginfo) string {
+// describeExit says how a process ended, and whether a signal ended it.
+func describeExit(info *unix.Siginfo) (string, bool) {
 	// siginfo for SIGCHLD: si_code says how, si_status the code or signal.
 	code, st := info.Code, siginfoStatus(info)
 	switch code {
 	case 1: // CLD_EXITED
-		return "exit status " + strconv.Itoa(int(st))
+		return "exit status " + strconv.Itoa(int(st)), false
 	case 2, 3: // CLD_KILLED, CLD_DUMPED
-		return "killed by signal " + unix.SignalName(syscall.Signal(st))
+		return "killed by signal " + unix.SignalName(syscall.Signal(st)), true
 	}
-	return "exited"
+	return "exited", false
 }
 
 func (r *procRunner) killGroup() {

@@ -124,4 +124,10 @@ func main() {
 		}
 	}
 	plugin.Serve(p)
+	if os.Getenv("TESTPLUGIN_HANG_ON_EXIT") != "" {
+		// A plugin whose own clean-up never ends: the host's polite stop
+		// has to end in a kill.
+		fmt.Fprintln(os.Stderr, "testplugin: hanging on exit as asked")
+		time.Sleep(time.Hour)
+	}
 }
