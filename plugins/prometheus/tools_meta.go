@@ -57,7 +57,7 @@ type listMetricsArgs struct {
 	Filter   string `json:"filter,omitempty" description:"Keep names containing this text (case-insensitive), or matching it when regex is true, e.g. \"http\" or \"^node_(cpu|memory)_\"."`
 	Regex    bool   `json:"regex,omitempty" description:"Treat filter as an RE2 regular expression (unanchored) instead of a substring."`
 	Selector string `json:"selector,omitempty" description:"Only metrics of series matching this selector, e.g. {job=\"checkout\"}."`
-	Limit    int    `json:"limit,omitempty" description:"Names per page (default 100)."`
+	Limit    int    `json:"limit,omitempty" description:"Names per page, up to 1000 (default 100)."`
 	Offset   int    `json:"offset,omitempty" description:"Names to skip, for the next page."`
 }
 
@@ -99,7 +99,7 @@ func listMetrics(ctx context.Context, c *client, in listMetricsArgs) (*plugin.Re
 	if in.Filter != "" {
 		what += fmt.Sprintf(" matching %q", in.Filter)
 	}
-	return pagedList(kept, in.Offset, limitOr(in.Limit, 100), what, in.Filter, "narrow with filter or selector", nil, warnings)
+	return pagedList(kept, in.Offset, in.Limit, 100, what, in.Filter, "narrow with filter or selector", nil, warnings)
 }
 
 // narrowBySelector is how to shorten a list of label names or values: the
@@ -108,9 +108,13 @@ const narrowBySelector = `narrow with a selector (e.g. {job="api"}) or start and
 
 // pagedList answers a list of names one page at a time; narrow says which
 // arguments of the tool make the list shorter.
-func pagedList(items []string, offset, limit int, what, filter, narrow string, notes []string, warnings v1.Warnings) (*plugin.Result, error) {
+func pagedList(items []string, offset, limitArg, def int, what, filter, narrow string, notes []string, warnings v1.Warnings) (*plugin.Result, error) {
 	if offset < 0 {
 		return plugin.Errorf("offset must not be negative"), nil
+	}
+	limit, err := ceiled("limit", limitArg, def)
+	if err != nil {
+		return plugin.Errorf("%v", err), nil
 	}
 	shown, rest := page(items, offset, limit)
 	out := pageResult[string]{Total: len(items), Offset: offset, Items: shown, Filter: filter, Notes: notes}
@@ -192,7 +196,7 @@ type labelNamesArgs struct {
 	Selector string `json:"selector,omitempty" description:"Only labels of series matching this selector, e.g. http_requests_total or {job=\"checkout\"}."`
 	Start    string `json:"start,omitempty" description:"Only series with data after this time: RFC 3339, Unix seconds or milliseconds, or \"now-1h\". Default: all data Prometheus has."`
 	End      string `json:"end,omitempty" description:"Only series with data before this time: RFC 3339, Unix seconds or milliseconds, or \"now\". Default: all data Prometheus has."`
-	Limit    int    `json:"limit,omitempty" description:"Names per page (default 200)."`
+	Limit    int    `json:"limit,omitempty" description:"Names per page, up to 1000 (default 200)."`
 	Offset   int    `json:"offset,omitempty" description:"Names to skip, for the next page."`
 }
 
@@ -211,7 +215,7 @@ func labelNames(ctx context.Context, c *client, in labelNamesArgs) (*plugin.Resu
 	if in.Selector != "" {
 		what += " on " + in.Selector
 	}
-	return pagedList(names, in.Offset, limitOr(in.Limit, 200), what, "", narrowBySelector, notes, warnings)
+	return pagedList(names, in.Offset, in.Limit, 200, what, "", narrowBySelector, notes, warnings)
 }
 
 type labelValuesArgs struct {
@@ -219,7 +223,7 @@ type labelValuesArgs struct {
 	Selector string `json:"selector,omitempty" description:"Only values on series matching this selector, e.g. http_requests_total{job=\"checkout\"}."`
 	Start    string `json:"start,omitempty" description:"Only series with data after this time: RFC 3339, Unix seconds or milliseconds, or \"now-1h\". Default: all data Prometheus has."`
 	End      string `json:"end,omitempty" description:"Only series with data before this time: RFC 3339, Unix seconds or milliseconds, or \"now\". Default: all data Prometheus has."`
-	Limit    int    `json:"limit,omitempty" description:"Values per page (default 200)."`
+	Limit    int    `json:"limit,omitempty" description:"Values per page, up to 1000 (default 200)."`
 	Offset   int    `json:"offset,omitempty" description:"Values to skip, for the next page."`
 }
 
@@ -245,14 +249,14 @@ func labelValues(ctx context.Context, c *client, in labelValuesArgs) (*plugin.Re
 	if in.Selector != "" {
 		what += " on " + in.Selector
 	}
-	return pagedList(items, in.Offset, limitOr(in.Limit, 200), what, "", narrowBySelector, notes, warnings)
+	return pagedList(items, in.Offset, in.Limit, 200, what, "", narrowBySelector, notes, warnings)
 }
 
 type seriesArgs struct {
 	Selector string `json:"selector" description:"Series selector, e.g. up{job=\"checkout\"} or {__name__=~\"http_.*\", code=\"500\"}."`
 	Start    string `json:"start,omitempty" description:"Only series with data after this time: RFC 3339, Unix seconds or milliseconds, or \"now-1h\". Default: all data Prometheus has."`
 	End      string `json:"end,omitempty" description:"Only series with data before this time: RFC 3339, Unix seconds or milliseconds, or \"now\". Default: all data Prometheus has."`
-	Limit    int    `json:"limit,omitempty" description:"At most this many series (default: the plugin's max_series)."`
+	Limit    int    `json:"limit,omitempty" description:"At most this many series, up to 1000 (default: the plugin's max_series)."`
 }
 
 type seriesResult struct {
@@ -271,13 +275,16 @@ func findSeries(ctx context.Context, c *client, in seriesArgs) (*plugin.Result, 
 	if err != nil {
 		return plugin.Errorf("%v", err), nil
 	}
+	limit, err := ceiled("limit", in.Limit, c.maxSeries)
+	if err != nil {
+		return plugin.Errorf("%v", err), nil
+	}
 	rctx, cancel := c.withTimeout(ctx)
 	defer cancel()
 	sets, warnings, err := c.api.Series(rctx, []string{in.Selector}, start, end)
 	if err != nil {
 		return c.errorResult(ctx, in.Selector, err)
 	}
-	limit := limitOr(in.Limit, c.maxSeries)
 	shown, rest := page(sets, 0, limit)
 	out := seriesResult{Selector: in.Selector, Total: len(sets), Series: shown, Notes: notes}
 	if out.Series == nil {
