@@ -10,12 +10,13 @@ import (
 	"github.com/toolgate/toolgate/sdk/protov1"
 )
 
-// mcp-go answers every error of a resource or prompt handler with -32603,
-// internal error. When a plugin says that the resource does not exist, or
-// that the URI is not a valid one, or a prompts/get lacks an argument the
-// prompt requires, that is not the gateway's fault: MCP has codes for these
-// (-32002, or invalid params on 2026-07-28; -32602), which a client may act
-// on. The handler marks the request; dispatch corrects the code.
+// mcp-go answers every error of a resource, prompt or completion handler
+// with -32603, internal error. When a plugin says that the resource does not
+// exist, or that the URI is not a valid one, or a prompts/get lacks an
+// argument the prompt requires, or a completion's ref names nothing served,
+// that is not the gateway's fault: MCP has codes for these (-32002, or
+// invalid params on 2026-07-28; -32602), which a client may act on. The
+// handler marks the request; dispatch corrects the code.
 
 type readErrorKey struct{}
 
@@ -59,8 +60,8 @@ func readErrorCode(resp any, mark *atomic.Int32, env *envelope) any {
 	e := *r.Error
 	e.Code = int(mark.Load())
 	if e.Code == mcp.RESOURCE_NOT_FOUND && (env.modern() || env.Method != string(mcp.MethodResourcesRead)) {
-		// 2026-07-28 has no code of its own for it, and a prompt name that
-		// is not there is an invalid param on every version.
+		// 2026-07-28 has no code of its own for it, and a prompt or ref
+		// that is not there is an invalid param on every version.
 		e.Code = codeInvalidParams
 	}
 	r.Error = &e
