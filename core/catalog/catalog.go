@@ -357,6 +357,34 @@ func (c *Catalog) PromptsMeant(name string) []string {
 	return nil
 }
 
+// ResourceMeant returns the listed resource URI a URI that routes nowhere
+// probably means, a typo of it, or "" when none is close.
+func (c *Catalog) ResourceMeant(uri string) string {
+	if len(uri) > clip.NameLimit {
+		return ""
+	}
+	rs, _ := c.Resources("")
+	uris := make([]string, len(rs))
+	for i, r := range rs {
+		uris[i] = r.Def.URI
+	}
+	return similar.Closest(uri, uris)
+}
+
+// TemplateMeant returns the listed URI template a template that is none
+// probably means, a typo of it, or "" when none is close.
+func (c *Catalog) TemplateMeant(uriTemplate string) string {
+	if len(uriTemplate) > clip.NameLimit {
+		return ""
+	}
+	_, ts := c.Resources("")
+	raws := make([]string, len(ts))
+	for i, t := range ts {
+		raws[i] = t.Def.URITemplate
+	}
+	return similar.Closest(uriTemplate, raws)
+}
+
 // Prompts returns the prompts of one plugin, or of all, ordered by ID.
 func (c *Catalog) Prompts(plugin string) []*Prompt {
 	c.mu.RLock()

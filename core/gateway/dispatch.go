@@ -138,9 +138,14 @@ func (s *Server) dispatch(ctx context.Context, se *session, msg []byte, env *env
 		}
 		msg = stripped
 	}
-	if env.isRequest() && s.opts.AwaitCatalog != nil {
+	if env.isRequest() {
 		if name := s.unknownNative(env); name != "" {
-			s.opts.AwaitCatalog(ctx, name)
+			if s.opts.AwaitCatalog != nil {
+				s.opts.AwaitCatalog(ctx, name)
+			}
+			if r := s.unknownNativeAnswer(env); r != nil {
+				return *r
+			}
 		}
 	}
 	ctx, readErr := watchReadError(ctx, env)

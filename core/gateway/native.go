@@ -31,6 +31,9 @@ type PromptSource interface {
 	// ListPrompts returns every prompt under the name clients call it by.
 	ListPrompts() []protov1.Prompt
 	GetPrompt(ctx context.Context, name string, args map[string]string) (*protov1.PromptResult, error)
+	// UnknownPrompt says that no prompt is named name and which one the
+	// client probably meant; nil when the source has it after all.
+	UnknownPrompt(name string) error
 }
 
 // ResourceSource serves resources/list, resources/templates/list,
@@ -41,6 +44,9 @@ type ResourceSource interface {
 	// Routes reports whether uri belongs to the source, listed or matched by
 	// a template.
 	Routes(uri string) bool
+	// UnknownResource says that the source does not serve uri and which
+	// resource the client probably meant; nil when it serves it after all.
+	UnknownResource(uri string) error
 	// SubscribeResource is called when the first session subscribes to uri,
 	// UnsubscribeResource when the last one leaves (a 2026-07-28 listen
 	// stream counts as a session while it lasts); updates come back through
@@ -291,6 +297,18 @@ func (s *Server) pluginResourceHandler(ctx context.Context, req mcp.ReadResource
 	return toMCPResourceContents(list)
 }
 
+// errNoArgumentName is a completion/complete without the argument to
+// complete.
+var errNoArgumentName error = badParams("completion/complete: argument.name is required")
+
+// badParams is a request's mistake, named in its own words.
+type badParams string
+
+func (e badParams) Error() string { return string(e) }
+
+// Unwrap classifies the error as the client's.
+func (e badParams) Unwrap() error { return protov1.ErrInvalidArgument }
+
 // completions route completion/complete to Options.Completions.
 type completions struct{ s *Server }
 
@@ -304,10 +322,13 @@ func (c completions) CompleteResourceArgument(ctx context.Context, uri string, a
 
 func (c completions) complete(ctx context.Context, req *protov1.CompleteRequest) (*mcp.Completion, error) {
 	if req.Argument == "" {
-		return nil, errors.New("completion/complete: argument.name is required")
+		err := errNoArgumentName
+		markReadError(ctx, err)
+		return nil, err
 	}
 	out, err := c.s.opts.Completions.Complete(ctx, req)
 	if err != nil {
+		markReadError(ctx, err)
 		return nil, err
 	}
 	values := out.Values

@@ -68,6 +68,22 @@ func (l *library) ReadResource(_ context.Context, uri string) ([]protov1.Resourc
 
 func (l *library) Routes(uri string) bool { return strings.HasPrefix(uri, "mem://") }
 
+func (l *library) UnknownPrompt(name string) error {
+	for _, p := range l.ListPrompts() {
+		if p.Name == name {
+			return nil
+		}
+	}
+	return protov1.NotFoundf("no prompt %q", name)
+}
+
+func (l *library) UnknownResource(uri string) error {
+	if l.Routes(uri) {
+		return nil
+	}
+	return protov1.NotFoundf("no resource %q", uri)
+}
+
 func (l *library) SubscribeResource(_ context.Context, uri string) error {
 	l.record("subscribe " + uri)
 	return nil

@@ -10,12 +10,13 @@ import (
 	"github.com/toolgate/toolgate/sdk/protov1"
 )
 
-// mcp-go answers every error of a resource or prompt handler with -32603,
-// internal error. When a plugin says that the resource does not exist, or
-// that the URI is not a valid one, or a prompts/get lacks an argument the
-// prompt requires, that is not the gateway's fault: MCP has codes for these
-// (-32002, or invalid params on 2026-07-28; -32602), which a client may act
-// on. The handler marks the request; dispatch corrects the code.
+// mcp-go answers every error of a resource, prompt or completion handler
+// with -32603, internal error. When a plugin says that the resource does not
+// exist, or that the URI is not a valid one, or a prompts/get lacks an
+// argument the prompt requires, or a completion's ref names nothing served,
+// that is not the gateway's fault: MCP has codes for these (-32002, or
+// invalid params on 2026-07-28; -32602), which a client may act on. The
+// handler marks the request; dispatch corrects the code.
 
 type readErrorKey struct{}
 
@@ -34,10 +35,15 @@ func markReadError(ctx context.Context, err error) {
 	}
 }
 
-// watchReadError prepares ctx for markReadError on a resources/read or
-// prompts/get.
+// watchReadError prepares ctx for markReadError on a resources/read,
+// prompts/get or completion/complete.
 func watchReadError(ctx context.Context, env *envelope) (context.Context, *atomic.Int32) {
-	if !env.isRequest() || (env.Method != string(mcp.MethodResourcesRead) && env.Method != string(mcp.MethodPromptsGet)) {
+	switch mcp.MCPMethod(env.Method) {
+	case mcp.MethodResourcesRead, mcp.MethodPromptsGet, mcp.MethodCompletionComplete:
+	default:
+		return ctx, nil
+	}
+	if !env.isRequest() {
 		return ctx, nil
 	}
 	mark := new(atomic.Int32)
@@ -53,11 +59,43 @@ func readErrorCode(resp any, mark *atomic.Int32, env *envelope) any {
 	}
 	e := *r.Error
 	e.Code = int(mark.Load())
-	if e.Code == mcp.RESOURCE_NOT_FOUND && (env.modern() || env.Method == string(mcp.MethodPromptsGet)) {
-		// 2026-07-28 has no code of its own for it, and a prompt name that
-		// is not there is an invalid param on every version.
+	if e.Code == mcp.RESOURCE_NOT_FOUND && (env.modern() || env.Method != string(mcp.MethodResourcesRead)) {
+		// 2026-07-28 has no code of its own for it, and a prompt or ref
+		// that is not there is an invalid param on every version.
 		e.Code = codeInvalidParams
 	}
 	r.Error = &e
 	return r
+}
+
+// unknownNativeAnswer answers a prompts/get or resources/read of a name or
+// URI the sources do not serve with their own words, which say what the
+// client probably meant, instead of mcp-go's. The codes are MCP's: invalid
+// params for a prompt; for a resource, -32002 before 2026-07-28 and invalid
+// params from it on (SEP-2164), with the URI in data as both ask.
+func (s *Server) unknownNativeAnswer(env *envelope) *rpcResponse {
+	p := env.callParams()
+	var r rpcResponse
+	switch {
+	case env.Method == string(mcp.MethodPromptsGet) && s.opts.Prompts != nil:
+		err := s.opts.Prompts.UnknownPrompt(p.Name)
+		if err == nil {
+			return nil
+		}
+		r = errorResponse(env.ID, codeInvalidParams, err.Error())
+	case env.Method == string(mcp.MethodResourcesRead) && s.opts.PluginResources != nil:
+		err := s.opts.PluginResources.UnknownResource(p.URI)
+		if err == nil {
+			return nil
+		}
+		code := mcp.RESOURCE_NOT_FOUND
+		if env.modern() {
+			code = codeInvalidParams
+		}
+		r = errorResponse(env.ID, code, err.Error())
+		r.Error.Data = map[string]string{"uri": p.URI}
+	default:
+		return nil
+	}
+	return &r
 }

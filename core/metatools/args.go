@@ -57,14 +57,25 @@ func paging(tool string, limit, offset *int, def int) (l, o int, err error) {
 	return l, o, nil
 }
 
-// page validates paging arguments and returns the slice bounds for n items.
-func page(tool string, limit, offset *int, def, n int) (lo, hi int, err error) {
+// page validates paging arguments and returns the offset asked for and the
+// slice bounds for n items.
+func page(tool string, limit, offset *int, def, n int) (o, lo, hi int, err error) {
 	l, o, err := paging(tool, limit, offset, def)
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
 	lo = min(o, n)
-	return lo, min(lo+l, n), nil
+	return o, lo, min(lo+l, n), nil
+}
+
+// pastEnd is the note of a page that starts at or past the last of total
+// items, "" for any other. A paging client is told the offset it asked for,
+// so it can tell an empty page from the end of a list that shrank.
+func pastEnd(offset, total int) string {
+	if offset == 0 || offset < total {
+		return ""
+	}
+	return fmt.Sprintf("offset %d is past the end: there are %d; offset 0 starts from the first", offset, total)
 }
 
 // typeProblem says, in JSON's words rather than Go's, what an argument of the

@@ -84,9 +84,13 @@ func (h *Handlers) listTools(ctx context.Context, raw json.RawMessage, _ protov1
 	for _, t := range tools[lo:hi] {
 		lines = append(lines, toolLine{Name: t.ID, Summary: summary(t.Def.Description), Plugin: t.Plugin})
 	}
-	return jsonResult(map[string]any{
-		"tools": lines, "total": len(tools), "offset": lo, "truncated": hi < len(tools), "plugins": h.pluginLines(),
-	})
+	out := map[string]any{
+		"tools": lines, "total": len(tools), "offset": offset, "truncated": hi < len(tools), "plugins": h.pluginLines(),
+	}
+	if note := pastEnd(offset, len(tools)); note != "" {
+		out["note"] = note
+	}
+	return jsonResult(out)
 }
 
 func (h *Handlers) unknownPlugin(tool, name string) error {
@@ -187,6 +191,8 @@ func (h *Handlers) filterTools(ctx context.Context, raw json.RawMessage, _ proto
 	}
 	if in.Plugin != "" && h.Catalog.ToolCount(in.Plugin) == 0 {
 		out["note"] = h.toollessNote(in.Plugin)
+	} else if note := pastEnd(lo, res.Total); note != "" {
+		out["note"] = note
 	} else if strings.TrimSpace(in.Query) != "" && res.Coverage < weakMatch {
 		for k, v := range h.weakAdvice(in.Query, res) {
 			out[k] = v

@@ -183,9 +183,19 @@ func TestListAndFilterTools(t *testing.T) {
 	if pl["name"] != "hello" || pl["state"] != "running" || pl["tools"].(float64) != 4 {
 		t.Errorf("plugin line: %v", pl)
 	}
-	_, out = invoke(t, tools, "list_tools", `{"offset":99}`)
-	if out["total"].(float64) != 4 || len(out["tools"].([]any)) != 0 || out["truncated"] != false {
-		t.Errorf("offset past the end: %v", out)
+	// Past the end, every list says the offset asked for, as filter_tools
+	// does, and why the page is empty.
+	for tool, items := range map[string]string{"list_tools": "tools", "filter_tools": "tools", "list_prompts": "prompts", "list_resources": "resources"} {
+		_, out = invoke(t, tools, tool, `{"offset":99}`)
+		total := out["total"].(float64)
+		if out["offset"] != float64(99) || len(out[items].([]any)) != 0 || out["truncated"] != false ||
+			out["note"] != fmt.Sprintf("offset 99 is past the end: there are %d; offset 0 starts from the first", int(total)) {
+			t.Errorf("%s offset past the end: %v", tool, out)
+		}
+	}
+	_, out = invoke(t, tools, "list_tools", `{"offset":3}`)
+	if out["offset"] != float64(3) || len(out["tools"].([]any)) != 1 || out["note"] != nil {
+		t.Errorf("list_tools last page: %v", out)
 	}
 
 	_, out = invoke(t, tools, "filter_tools", `{"query":"say hi to someone","include_schema":true}`)
@@ -330,10 +340,26 @@ func TestResourcesAndPrompts(t *testing.T) {
 	if !res.IsError || !strings.Contains(text(res), `"arguments.nmae": is not an argument of prompt x_hello_welcome; its arguments: name`) {
 		t.Errorf("misspelt prompt arg: %s", text(res))
 	}
+	res, _ = invoke(t, tools, "get_prompt", `{"name":"x_hello_welcome","arguments":{"name":5}}`)
+	if want := `get_prompt: argument "arguments.name": expected a string, got a number`; !res.IsError || text(res) != want {
+		t.Errorf("prompt arg of the wrong type: %s; want %q", text(res), want)
+	}
+	for _, tool := range []string{"get_prompt", "describe_prompt"} {
+		res, _ = invoke(t, tools, tool, `{}`)
+		if want := tool + `: argument "name": is required`; !res.IsError || !strings.HasPrefix(text(res), want) {
+			t.Errorf("%s without a name: %s; want %q", tool, text(res), want)
+		}
+	}
+	for _, tool := range []string{"get_resource", "describe_resource"} {
+		res, _ = invoke(t, tools, tool, `{"uri":"hello://readne"}`)
+		if want := `no plugin serves resource "hello://readne"; did you mean "hello://readme"? list_resources shows the resources and templates there are`; !res.IsError || text(res) != want {
+			t.Errorf("%s of a typo: %s; want %q", tool, text(res), want)
+		}
+	}
 	for name, want := range map[string]string{
-		"x_hello_welcom": `unknown prompt "x_hello_welcom"; did you mean "x_hello_welcome"?`,
-		"welcome":        `unknown prompt "welcome"; did you mean "x_hello_welcome"?`,
-		"x_nothing_like": `unknown prompt "x_nothing_like"; list_prompts shows what there is`,
+		"x_hello_welcom": `unknown prompt "x_hello_welcom"; did you mean "x_hello_welcome"? list_prompts shows the prompts there are`,
+		"welcome":        `unknown prompt "welcome"; did you mean "x_hello_welcome"? list_prompts shows the prompts there are`,
+		"x_nothing_like": `unknown prompt "x_nothing_like"; list_prompts shows the prompts there are`,
 	} {
 		for _, tool := range []string{"get_prompt", "describe_prompt"} {
 			res, _ = invoke(t, tools, tool, `{"name":"`+name+`"}`)
@@ -398,7 +424,7 @@ func FuzzDecodeArguments(f *testing.F) {
 		}
 		err := decode("filter_tools", raw, &in)
 		if err == nil {
-			if _, _, err := page("filter_tools", in.Limit, in.Offset, 5, 10); err != nil {
+			if _, _, _, err := page("filter_tools", in.Limit, in.Offset, 5, 10); err != nil {
 				if _, ok := err.(*ArgumentError); !ok {
 					t.Fatalf("page error of wrong type: %v", err)
 				}

@@ -3,6 +3,7 @@ package metatools
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -28,7 +29,7 @@ func (h *Handlers) listResources(_ context.Context, raw json.RawMessage, _ proto
 		}
 	}
 	rs, ts := h.Catalog.Resources(in.Plugin)
-	lo, hi, err := page("list_resources", in.Limit, in.Offset, 50, len(rs))
+	offset, lo, hi, err := page("list_resources", in.Limit, in.Offset, 50, len(rs))
 	if err != nil {
 		return nil, err
 	}
@@ -53,7 +54,11 @@ func (h *Handlers) listResources(_ context.Context, raw json.RawMessage, _ proto
 	for _, t := range ts {
 		templates = append(templates, tline{URITemplate: t.Def.URITemplate, Name: t.Def.Name, Description: summary(t.Def.Description), Plugin: t.Plugin})
 	}
-	return jsonResult(map[string]any{"resources": lines, "templates": templates, "total": len(rs), "offset": lo, "truncated": hi < len(rs)})
+	out := map[string]any{"resources": lines, "templates": templates, "total": len(rs), "offset": offset, "truncated": hi < len(rs)}
+	if note := pastEnd(offset, len(rs)); note != "" {
+		out["note"] = note
+	}
+	return jsonResult(out)
 }
 
 func (h *Handlers) describeResource(ctx context.Context, raw json.RawMessage, _ protov1.CallEvents) (*protov1.Result, error) {
@@ -72,7 +77,7 @@ func (h *Handlers) describeResource(ctx context.Context, raw json.RawMessage, _ 
 		plugin, r, ok = h.Catalog.RouteResource(in.URI)
 	}
 	if !ok {
-		return errorResult("no plugin serves resource %q; list_resources shows what there is", clip.Name(in.URI)), nil
+		return h.unknownResource(in.URI), nil
 	}
 	if r == nil {
 		return jsonResult(map[string]any{"uri": in.URI, "plugin": plugin, "from_template": true, "plugin_state": h.state(plugin)})
@@ -101,7 +106,7 @@ func (h *Handlers) getResource(ctx context.Context, raw json.RawMessage, _ proto
 		plugin, _, ok = h.Catalog.RouteResource(in.URI)
 	}
 	if !ok {
-		return errorResult("no plugin serves resource %q; list_resources shows what there is", clip.Name(in.URI)), nil
+		return h.unknownResource(in.URI), nil
 	}
 	sup, _ := h.Plugins.Get(plugin)
 	ctx, cancel := context.WithTimeout(ctx, h.CallTimeout(plugin))
@@ -139,7 +144,7 @@ func (h *Handlers) listPrompts(_ context.Context, raw json.RawMessage, _ protov1
 		}
 	}
 	ps := h.Catalog.Prompts(in.Plugin)
-	lo, hi, err := page("list_prompts", in.Limit, in.Offset, 50, len(ps))
+	offset, lo, hi, err := page("list_prompts", in.Limit, in.Offset, 50, len(ps))
 	if err != nil {
 		return nil, err
 	}
@@ -152,7 +157,11 @@ func (h *Handlers) listPrompts(_ context.Context, raw json.RawMessage, _ protov1
 	for _, p := range ps[lo:hi] {
 		lines = append(lines, line{Name: p.ID, Summary: summary(p.Def.Description), Plugin: p.Plugin})
 	}
-	return jsonResult(map[string]any{"prompts": lines, "total": len(ps), "offset": lo, "truncated": hi < len(ps)})
+	out := map[string]any{"prompts": lines, "total": len(ps), "offset": offset, "truncated": hi < len(ps)}
+	if note := pastEnd(offset, len(ps)); note != "" {
+		out["note"] = note
+	}
+	return jsonResult(out)
 }
 
 func (h *Handlers) describePrompt(ctx context.Context, raw json.RawMessage, _ protov1.CallEvents) (*protov1.Result, error) {
@@ -161,6 +170,9 @@ func (h *Handlers) describePrompt(ctx context.Context, raw json.RawMessage, _ pr
 	}
 	if err := decode("describe_prompt", raw, &in); err != nil {
 		return nil, err
+	}
+	if in.Name == "" {
+		return nil, &ArgumentError{Tool: "describe_prompt", Argument: "name", Problem: "is required; list_prompts shows the prompts there are"}
 	}
 	p, ok := h.Catalog.Prompt(in.Name)
 	if !ok {
@@ -180,10 +192,17 @@ func (h *Handlers) describePrompt(ctx context.Context, raw json.RawMessage, _ pr
 
 func (h *Handlers) getPrompt(ctx context.Context, raw json.RawMessage, _ protov1.CallEvents) (*protov1.Result, error) {
 	var in struct {
-		Name      string            `json:"name"`
-		Arguments map[string]string `json:"arguments"`
+		Name      string                     `json:"name"`
+		Arguments map[string]json.RawMessage `json:"arguments"`
 	}
 	if err := decode("get_prompt", raw, &in); err != nil {
+		return nil, err
+	}
+	if in.Name == "" {
+		return nil, &ArgumentError{Tool: "get_prompt", Argument: "name", Problem: "is required; list_prompts shows the prompts there are"}
+	}
+	args, err := promptArguments(in.Arguments)
+	if err != nil {
 		return nil, err
 	}
 	p, ok := h.Catalog.Prompt(in.Name)
@@ -199,7 +218,7 @@ func (h *Handlers) getPrompt(ctx context.Context, raw json.RawMessage, _ protov1
 		declared = append(declared, a.Name)
 	}
 	// A misspelt name first: it is why a required one is missing.
-	for _, name := range slices.Sorted(maps.Keys(in.Arguments)) {
+	for _, name := range slices.Sorted(maps.Keys(args)) {
 		if !slices.Contains(declared, name) {
 			problem := "prompt " + p.ID + " takes no arguments"
 			if len(declared) > 0 {
@@ -209,7 +228,7 @@ func (h *Handlers) getPrompt(ctx context.Context, raw json.RawMessage, _ protov1
 		}
 	}
 	for _, a := range p.Def.Arguments {
-		if _, given := in.Arguments[a.Name]; a.Required && !given {
+		if _, given := args[a.Name]; a.Required && !given {
 			return nil, &ArgumentError{Tool: "get_prompt", Argument: "arguments." + a.Name, Problem: "is required by prompt " + p.ID}
 		}
 	}
@@ -217,9 +236,9 @@ func (h *Handlers) getPrompt(ctx context.Context, raw json.RawMessage, _ protov1
 	ctx, cancel := context.WithTimeout(ctx, h.CallTimeout(p.Plugin))
 	defer cancel()
 	var pr *protov1.PromptResult
-	err := sup.Use(ctx, func(b protov1.Backend) error {
+	err = sup.Use(ctx, func(b protov1.Backend) error {
 		var err error
-		pr, err = b.GetPrompt(ctx, p.Def.Name, in.Arguments)
+		pr, err = b.GetPrompt(ctx, p.Def.Name, args)
 		return err
 	})
 	if err != nil {
@@ -252,12 +271,46 @@ func (h *Handlers) AwaitOwner(ctx context.Context, name string) {
 	}
 }
 
+// promptArguments reads get_prompt's arguments, whose values MCP makes
+// strings, naming the one that is not.
+func promptArguments(raw map[string]json.RawMessage) (map[string]string, error) {
+	args := make(map[string]string, len(raw))
+	for _, name := range slices.Sorted(maps.Keys(raw)) {
+		var v string
+		if err := json.Unmarshal(raw[name], &v); err != nil {
+			problem := "must be a string"
+			var te *json.UnmarshalTypeError
+			if errors.As(err, &te) {
+				problem = typeProblem(te)
+			}
+			return nil, &ArgumentError{Tool: "get_prompt", Argument: "arguments." + name, Problem: problem}
+		}
+		args[name] = v
+	}
+	return args, nil
+}
+
 // unknownPrompt answers a prompt name the catalog lacks, with the name
 // meant when there is one (catalog.PromptsMeant).
 func (h *Handlers) unknownPrompt(name string) *protov1.Result {
-	msg := fmt.Sprintf("unknown prompt %q", clip.Name(name))
-	if meant := h.Catalog.PromptsMeant(name); len(meant) > 0 {
-		msg += "; did you mean " + strings.Join(quoteAll(meant), " or ") + "?"
+	return errorResult("unknown prompt %q; %slist_prompts shows the prompts there are", clip.Name(name), didYouMean(h.Catalog.PromptsMeant(name)...))
+}
+
+// unknownResource answers a URI no plugin serves, with the resource meant
+// when there is one.
+func (h *Handlers) unknownResource(uri string) *protov1.Result {
+	var meant []string
+	if m := h.Catalog.ResourceMeant(uri); m != "" {
+		meant = append(meant, m)
 	}
-	return errorResult("%s; list_prompts shows what there is", msg)
+	return errorResult("no plugin serves resource %q; %slist_resources shows the resources and templates there are", clip.Name(uri), didYouMean(meant...))
+}
+
+// didYouMean asks whether the names meant were meant, followed by a space;
+// "" when there are none.
+func didYouMean(meant ...string) string {
+	if len(meant) == 0 {
+		return ""
+	}
+	return "did you mean " + strings.Join(quoteAll(meant), " or ") + "? "
 }

@@ -65,11 +65,7 @@ func (l *Library) ListPrompts() []protov1.Prompt {
 func (l *Library) GetPrompt(ctx context.Context, name string, args map[string]string) (*protov1.PromptResult, error) {
 	p, ok := l.catalog.Prompt(name)
 	if !ok {
-		msg := fmt.Sprintf("unknown prompt %q", clip.Name(name))
-		if meant := l.catalog.PromptsMeant(name); len(meant) > 0 {
-			msg += fmt.Sprintf("; did you mean %s?", strings.Join(meant, " or "))
-		}
-		return nil, protov1.NotFoundf("%s; prompts/list shows the prompts there are", msg)
+		return nil, l.unknownPrompt(name)
 	}
 	var missing []string
 	for _, a := range p.Def.Arguments {
@@ -91,6 +87,54 @@ func (l *Library) GetPrompt(ctx context.Context, name string, args map[string]st
 	}
 	return pr, nil
 }
+
+// UnknownPrompt says that no plugin serves a prompt of that name, and which
+// one the client probably meant; nil when the catalog has it after all.
+func (l *Library) UnknownPrompt(name string) error {
+	if _, ok := l.catalog.Prompt(name); ok {
+		return nil
+	}
+	return l.unknownPrompt(name)
+}
+
+func (l *Library) unknownPrompt(name string) error {
+	return &UnknownError{What: "prompt", Name: name, Meant: l.catalog.PromptsMeant(name), Listed: "prompts/list", Kind: protov1.ErrNotFound}
+}
+
+// UnknownError is a prompt, resource or resource template no plugin serves.
+type UnknownError struct {
+	// Field is the request field that names it ("ref"), if any.
+	Field, What, Name string
+	// Meant are the names the client probably meant (catalog.PromptsMeant).
+	Meant []string
+	// Listed says which request lists what there is.
+	Listed string
+	// Kind is protov1.ErrNotFound for a request of the thing itself,
+	// protov1.ErrInvalidArgument for one that refers to it (a completion).
+	Kind error
+}
+
+func (e *UnknownError) Error() string {
+	var b strings.Builder
+	if e.Field != "" {
+		b.WriteString(e.Field + ": ")
+	}
+	fmt.Fprintf(&b, "unknown %s %q; ", e.What, clip.Name(e.Name))
+	var quoted []string
+	for _, m := range e.Meant {
+		if m != "" {
+			quoted = append(quoted, fmt.Sprintf("%q", m))
+		}
+	}
+	if len(quoted) > 0 {
+		b.WriteString("did you mean " + strings.Join(quoted, " or ") + "? ")
+	}
+	b.WriteString(e.Listed + " shows what there is")
+	return b.String()
+}
+
+// Unwrap classifies the error.
+func (e *UnknownError) Unwrap() error { return e.Kind }
 
 // ArgumentError is a prompts/get without the arguments the prompt requires.
 type ArgumentError struct {
@@ -129,7 +173,7 @@ func (l *Library) Routes(uri string) bool {
 func (l *Library) ReadResource(ctx context.Context, uri string) ([]protov1.ResourceContents, error) {
 	plugin, _, ok := l.catalog.RouteResource(uri)
 	if !ok {
-		return nil, protov1.NotFoundf("no plugin serves resource %q; resources/list shows what there is", clip.Name(uri))
+		return nil, l.unknownResource(uri)
 	}
 	var out []protov1.ResourceContents
 	err := l.use(ctx, plugin, func(ctx context.Context, b protov1.Backend) error {
@@ -143,12 +187,26 @@ func (l *Library) ReadResource(ctx context.Context, uri string) ([]protov1.Resou
 	return out, nil
 }
 
+// UnknownResource says that no plugin serves uri, and which resource the
+// client probably meant; nil when some plugin serves it after all.
+func (l *Library) UnknownResource(uri string) error {
+	if l.Routes(uri) {
+		return nil
+	}
+	return l.unknownResource(uri)
+}
+
+func (l *Library) unknownResource(uri string) error {
+	return &UnknownError{What: "resource", Name: uri, Meant: []string{l.catalog.ResourceMeant(uri)},
+		Listed: "resources/list (or resources/templates/list)", Kind: protov1.ErrNotFound}
+}
+
 // SubscribeResource records that clients watch uri and, for a plugin that
 // must be told (an MCP server behind it), subscribes there.
 func (l *Library) SubscribeResource(ctx context.Context, uri string) error {
 	plugin, _, ok := l.catalog.RouteResource(uri)
 	if !ok {
-		return protov1.NotFoundf("no plugin serves resource %q", clip.Name(uri))
+		return l.unknownResource(uri)
 	}
 	l.mu.Lock()
 	if l.watched[plugin] == nil {
@@ -216,22 +274,28 @@ func subscribe(ctx context.Context, b protov1.Backend, uri string, on bool) erro
 }
 
 // Complete asks the plugin of the prompt or template for suggestions. A
-// prompt or template no plugin serves, or whose plugin does not complete,
-// has none: completion is a hint while a person types, and an empty list
-// says there is nothing to suggest.
+// plugin that does not complete, or a listed resource (which has no
+// arguments), has none: an empty list says there is nothing to suggest. A
+// ref to a prompt or template nobody serves is the client's mistake, and
+// the error says which one it probably meant.
 func (l *Library) Complete(ctx context.Context, req *protov1.CompleteRequest) (*protov1.Completion, error) {
 	fwd := *req
 	var plugin, what string
 	if req.ResourceTemplate != "" {
 		t, ok := l.catalog.Template(req.ResourceTemplate)
 		if !ok {
-			return &protov1.Completion{}, nil
+			if _, r, ok := l.catalog.RouteResource(req.ResourceTemplate); ok && r != nil {
+				return &protov1.Completion{}, nil
+			}
+			return nil, &UnknownError{Field: "ref", What: "resource template", Name: req.ResourceTemplate,
+				Meant: []string{l.catalog.TemplateMeant(req.ResourceTemplate)}, Listed: "resources/templates/list", Kind: protov1.ErrInvalidArgument}
 		}
 		plugin, what = t.Plugin, "resource template "+req.ResourceTemplate
 	} else {
 		p, ok := l.catalog.Prompt(req.PromptName)
 		if !ok {
-			return &protov1.Completion{}, nil
+			return nil, &UnknownError{Field: "ref", What: "prompt", Name: req.PromptName,
+				Meant: l.catalog.PromptsMeant(req.PromptName), Listed: "prompts/list", Kind: protov1.ErrInvalidArgument}
 		}
 		plugin, what = p.Plugin, "prompt "+req.PromptName
 		fwd.PromptName = p.Def.Name

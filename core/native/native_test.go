@@ -44,7 +44,7 @@ func TestLibraryAnswersFromTheCatalog(t *testing.T) {
 	if _, err := lib.GetPrompt(ctx, "x_mem_nope", nil); !errors.Is(err, protov1.ErrNotFound) {
 		t.Errorf("GetPrompt of an unknown prompt: %v", err)
 	}
-	for name, want := range map[string]string{"x_mem_gret": "did you mean x_mem_greet?", "greet": "did you mean x_mem_greet?"} {
+	for name, want := range map[string]string{"x_mem_gret": `did you mean "x_mem_greet"?`, "greet": `did you mean "x_mem_greet"?`} {
 		if _, err := lib.GetPrompt(ctx, name, nil); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("GetPrompt %q: %v; want it to say %q", name, err, want)
 		}
@@ -58,14 +58,28 @@ func TestLibraryAnswersFromTheCatalog(t *testing.T) {
 		t.Error("GetPrompt of a plugin that is not configured succeeded")
 	}
 	for _, req := range []protov1.CompleteRequest{
-		{PromptName: "test_prompt_with_arguments", Argument: "arg1", Value: "par"},
 		{PromptName: "x_mem_greet", Argument: "who", Value: "A"}, // mem does not complete
 		{ResourceTemplate: "mem://t/{id}", Argument: "id", Value: "1"},
-		{ResourceTemplate: "other://{x}", Argument: "x"},
+		{ResourceTemplate: "mem://a", Argument: "x"}, // a resource has nothing to complete
 	} {
 		got, err := lib.Complete(ctx, &req)
 		if err != nil || got == nil || len(got.Values) != 0 {
 			t.Errorf("Complete(%+v) = %+v, %v; want no suggestions", req, got, err)
+		}
+	}
+	// A ref to nothing served is the client's mistake, and says what it meant.
+	for _, tt := range []struct {
+		req  protov1.CompleteRequest
+		want string
+	}{
+		{protov1.CompleteRequest{PromptName: "x_mem_gret", Argument: "who"}, `ref: unknown prompt "x_mem_gret"; did you mean "x_mem_greet"?`},
+		{protov1.CompleteRequest{ResourceTemplate: "mem://t/{ib}", Argument: "id"}, `ref: unknown resource template "mem://t/{ib}"; did you mean "mem://t/{id}"?`},
+		{protov1.CompleteRequest{ResourceTemplate: "other://{x}", Argument: "x"}, `ref: unknown resource template "other://{x}"; resources/templates/list shows what there is`},
+	} {
+		_, err := lib.Complete(ctx, &tt.req)
+		var unknown *UnknownError
+		if !errors.As(err, &unknown) || !errors.Is(err, protov1.ErrInvalidArgument) || !strings.HasPrefix(err.Error(), tt.want) {
+			t.Errorf("Complete(%+v) = %v; want an invalid argument saying %q", tt.req, err, tt.want)
 		}
 	}
 	if err := lib.SubscribeResource(ctx, "other://x"); !errors.Is(err, protov1.ErrNotFound) {

@@ -95,7 +95,7 @@ func TestGetOnlyProxy(t *testing.T) {
 	b := serve(t, map[string]any{"url": srv.URL})
 	text := ok(t, b, "query", map[string]any{"query": `sum(http_requests_total{job="checkout"})`, "time": at(300)}, nil)
 	mustContain(t, text, "3300")
-	text = ok(t, b, "series", map[string]any{"selector": `http_requests_total{job="cart"}`}, nil)
+	text = ok(t, b, "series", map[string]any{"start": at(0), "selector": `http_requests_total{job="cart"}`}, nil)
 	mustContain(t, text, `http_requests_total{code="200", instance="cart-1", job="cart"}`)
 }
 

@@ -242,3 +242,50 @@ func TestRawSamplesOfRangeSelector(t *testing.T) {
 		t.Fatalf("want 5 samples:\n%s", text)
 	}
 }
+
+// A range query's structured content holds at most structuredPointBudget
+// points, the newest of each series, and says it was cut and how to get
+// every point; the text's summary still covers them all.
+func TestRangeQueryCapsStructuredPoints(t *testing.T) {
+	t.Parallel()
+	b := serveShared(t)
+	var out matrixOut
+	text := ok(t, b, "query_range", map[string]any{
+		"query": "queue_depth", "start": at(0), "end": at(600), "step": "1s", "max_points": 601, "max_series": queues}, &out)
+	total := 0
+	for _, s := range out.Result {
+		total += len(s.Values)
+		if len(s.Values) != structuredPointBudget/queues || s.Values[len(s.Values)-1].Timestamp.Unix() != t0+600 {
+			t.Fatalf("%s: %d points ending at %v, want the newest %d", s.Metric, len(s.Values), s.Values[len(s.Values)-1].Timestamp, structuredPointBudget/queues)
+		}
+	}
+	if len(out.Result) != queues || total > structuredPointBudget {
+		t.Errorf("%d series, %d points in the structured content; want %d series within %d points", len(out.Result), total, queues, structuredPointBudget)
+	}
+	mustContain(t, text, "the structured content keeps the newest 66 points of each series", "use a larger step, a shorter range or fewer series")
+	if len(out.Notes) == 0 || !strings.Contains(strings.Join(out.Notes, " "), "newest 66 points") {
+		t.Errorf("notes = %q", out.Notes)
+	}
+}
+
+// max_series and limit have a ceiling, and a value past it, or below zero,
+// is refused before Prometheus is asked.
+func TestCountArgumentsHaveACeiling(t *testing.T) {
+	t.Parallel()
+	b := serveShared(t)
+	for _, tc := range []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"query", map[string]any{"query": "up", "max_series": 1001}, "max_series must be at most 1000, got 1001"},
+		{"query_range", map[string]any{"query": "up", "max_series": 5000}, "max_series must be at most 1000, got 5000"},
+		{"query_range", map[string]any{"query": "up", "max_series": -1}, "max_series must be positive, got -1"},
+		{"series", map[string]any{"selector": "up", "limit": 1001}, "limit must be at most 1000, got 1001"},
+		{"list_metrics", map[string]any{"limit": 100000}, "limit must be at most 1000, got 100000"},
+		{"list_metrics", map[string]any{"limit": -5}, "limit must be positive, got -5"},
+	} {
+		text, _ := failed(t, b, tc.tool, tc.args)
+		mustContain(t, text, tc.want)
+	}
+}

@@ -29,21 +29,41 @@ const (
 // window reads the optional time window of a metadata lookup; zero times
 // leave Prometheus' own default (all of its data). notes say how a time was
 // read when that was not plain.
-func window(startArg, endArg string) (start, end time.Time, notes []string, err error) {
+func window(startArg, endArg string) (start, end time.Time, notes []string, defaulted bool, err error) {
 	now := time.Now().UTC()
 	start, startNote, err := parseTime("start", startArg, now, time.Time{})
 	if err != nil {
-		return start, end, nil, err
+		return start, end, nil, false, err
 	}
 	end, endNote, err := parseTime("end", endArg, now, time.Time{})
 	if err != nil {
-		return start, end, nil, err
+		return start, end, nil, false, err
 	}
-	if !start.IsZero() && !end.IsZero() && end.Before(start) {
-		return start, end, nil, &TimeError{Arg: "end", Value: endArg,
+	if start.IsZero() {
+		// Without a start Prometheus reads the index of every block it
+		// stores, months of them on a large server.
+		from := end
+		if from.IsZero() {
+			from = now
+		}
+		start, defaulted = from.Add(-defaultWindow), true
+	}
+	if !end.IsZero() && end.Before(start) {
+		return start, end, nil, false, &TimeError{Arg: "end", Value: endArg,
 			Reason: fmt.Sprintf("is before start (%s)", formatTime(start)), Fix: "swap start and end"}
 	}
-	return start, end, appendNote(appendNote(nil, startNote), endNote), nil
+	return start, end, appendNote(appendNote(nil, startNote), endNote), defaulted, nil
+}
+
+// defaultWindow is how far back the listing tools look without a start.
+const defaultWindow = 24 * time.Hour
+
+// windowNote tells why a listing over the default window found nothing.
+func windowNote(defaulted bool, found int, notes []string) []string {
+	if !defaulted || found > 0 {
+		return notes
+	}
+	return append(notes, "only the last 24h before end was searched (the default); give start, e.g. \"now-30d\", to look further back")
 }
 
 func selectors(s string) []string {
@@ -57,7 +77,9 @@ type listMetricsArgs struct {
 	Filter   string `json:"filter,omitempty" description:"Keep names containing this text (case-insensitive), or matching it when regex is true, e.g. \"http\" or \"^node_(cpu|memory)_\"."`
 	Regex    bool   `json:"regex,omitempty" description:"Treat filter as an RE2 regular expression (unanchored) instead of a substring."`
 	Selector string `json:"selector,omitempty" description:"Only metrics of series matching this selector, e.g. {job=\"checkout\"}."`
-	Limit    int    `json:"limit,omitempty" description:"Names per page (default 100)."`
+	Start    string `json:"start,omitempty" description:"Only metrics with data after this time: RFC 3339, Unix seconds or milliseconds, or \"now-30d\". Default: 24 hours before end."`
+	End      string `json:"end,omitempty" description:"Only metrics with data before this time: RFC 3339, Unix seconds or milliseconds, or \"now\". Default now."`
+	Limit    int    `json:"limit,omitempty" description:"Names per page, up to 1000 (default 100)."`
 	Offset   int    `json:"offset,omitempty" description:"Names to skip, for the next page."`
 }
 
@@ -83,9 +105,13 @@ func listMetrics(ctx context.Context, c *client, in listMetricsArgs) (*plugin.Re
 		needle := strings.ToLower(in.Filter)
 		match = func(s string) bool { return strings.Contains(strings.ToLower(s), needle) }
 	}
+	start, end, notes, defaulted, err := window(in.Start, in.End)
+	if err != nil {
+		return plugin.Errorf("%v", err), nil
+	}
 	rctx, cancel := c.withTimeout(ctx)
 	defer cancel()
-	names, warnings, err := c.api.LabelValues(rctx, model.MetricNameLabel, selectors(in.Selector), time.Time{}, time.Time{})
+	names, warnings, err := c.api.LabelValues(rctx, model.MetricNameLabel, selectors(in.Selector), start, end)
 	if err != nil {
 		return c.errorResult(ctx, in.Selector, err)
 	}
@@ -99,7 +125,7 @@ func listMetrics(ctx context.Context, c *client, in listMetricsArgs) (*plugin.Re
 	if in.Filter != "" {
 		what += fmt.Sprintf(" matching %q", in.Filter)
 	}
-	return pagedList(kept, in.Offset, limitOr(in.Limit, 100), what, in.Filter, "narrow with filter or selector", nil, warnings)
+	return pagedList(kept, in.Offset, in.Limit, 100, what, in.Filter, "narrow with filter or selector", windowNote(defaulted, len(names), notes), warnings)
 }
 
 // narrowBySelector is how to shorten a list of label names or values: the
@@ -108,9 +134,13 @@ const narrowBySelector = `narrow with a selector (e.g. {job="api"}) or start and
 
 // pagedList answers a list of names one page at a time; narrow says which
 // arguments of the tool make the list shorter.
-func pagedList(items []string, offset, limit int, what, filter, narrow string, notes []string, warnings v1.Warnings) (*plugin.Result, error) {
+func pagedList(items []string, offset, limitArg, def int, what, filter, narrow string, notes []string, warnings v1.Warnings) (*plugin.Result, error) {
 	if offset < 0 {
 		return plugin.Errorf("offset must not be negative"), nil
+	}
+	limit, err := ceiled("limit", limitArg, def)
+	if err != nil {
+		return plugin.Errorf("%v", err), nil
 	}
 	shown, rest := page(items, offset, limit)
 	out := pageResult[string]{Total: len(items), Offset: offset, Items: shown, Filter: filter, Notes: notes}
@@ -190,14 +220,14 @@ func metricMetadata(ctx context.Context, c *client, in metadataArgs) (*plugin.Re
 
 type labelNamesArgs struct {
 	Selector string `json:"selector,omitempty" description:"Only labels of series matching this selector, e.g. http_requests_total or {job=\"checkout\"}."`
-	Start    string `json:"start,omitempty" description:"Only series with data after this time: RFC 3339, Unix seconds or milliseconds, or \"now-1h\". Default: all data Prometheus has."`
-	End      string `json:"end,omitempty" description:"Only series with data before this time: RFC 3339, Unix seconds or milliseconds, or \"now\". Default: all data Prometheus has."`
-	Limit    int    `json:"limit,omitempty" description:"Names per page (default 200)."`
+	Start    string `json:"start,omitempty" description:"Only series with data after this time: RFC 3339, Unix seconds or milliseconds, or \"now-30d\". Default: 24 hours before end."`
+	End      string `json:"end,omitempty" description:"Only series with data before this time: RFC 3339, Unix seconds or milliseconds, or \"now\". Default now."`
+	Limit    int    `json:"limit,omitempty" description:"Names per page, up to 1000 (default 200)."`
 	Offset   int    `json:"offset,omitempty" description:"Names to skip, for the next page."`
 }
 
 func labelNames(ctx context.Context, c *client, in labelNamesArgs) (*plugin.Result, error) {
-	start, end, notes, err := window(in.Start, in.End)
+	start, end, notes, defaulted, err := window(in.Start, in.End)
 	if err != nil {
 		return plugin.Errorf("%v", err), nil
 	}
@@ -211,15 +241,15 @@ func labelNames(ctx context.Context, c *client, in labelNamesArgs) (*plugin.Resu
 	if in.Selector != "" {
 		what += " on " + in.Selector
 	}
-	return pagedList(names, in.Offset, limitOr(in.Limit, 200), what, "", narrowBySelector, notes, warnings)
+	return pagedList(names, in.Offset, in.Limit, 200, what, "", narrowBySelector, windowNote(defaulted, len(names), notes), warnings)
 }
 
 type labelValuesArgs struct {
 	Label    string `json:"label" description:"Label name, e.g. job, instance, namespace, code."`
 	Selector string `json:"selector,omitempty" description:"Only values on series matching this selector, e.g. http_requests_total{job=\"checkout\"}."`
-	Start    string `json:"start,omitempty" description:"Only series with data after this time: RFC 3339, Unix seconds or milliseconds, or \"now-1h\". Default: all data Prometheus has."`
-	End      string `json:"end,omitempty" description:"Only series with data before this time: RFC 3339, Unix seconds or milliseconds, or \"now\". Default: all data Prometheus has."`
-	Limit    int    `json:"limit,omitempty" description:"Values per page (default 200)."`
+	Start    string `json:"start,omitempty" description:"Only series with data after this time: RFC 3339, Unix seconds or milliseconds, or \"now-30d\". Default: 24 hours before end."`
+	End      string `json:"end,omitempty" description:"Only series with data before this time: RFC 3339, Unix seconds or milliseconds, or \"now\". Default now."`
+	Limit    int    `json:"limit,omitempty" description:"Values per page, up to 1000 (default 200)."`
 	Offset   int    `json:"offset,omitempty" description:"Values to skip, for the next page."`
 }
 
@@ -227,7 +257,7 @@ func labelValues(ctx context.Context, c *client, in labelValuesArgs) (*plugin.Re
 	if strings.TrimSpace(in.Label) == "" {
 		return plugin.Errorf("label is required, e.g. job; use label_names to list them"), nil
 	}
-	start, end, notes, err := window(in.Start, in.End)
+	start, end, notes, defaulted, err := window(in.Start, in.End)
 	if err != nil {
 		return plugin.Errorf("%v", err), nil
 	}
@@ -245,14 +275,14 @@ func labelValues(ctx context.Context, c *client, in labelValuesArgs) (*plugin.Re
 	if in.Selector != "" {
 		what += " on " + in.Selector
 	}
-	return pagedList(items, in.Offset, limitOr(in.Limit, 200), what, "", narrowBySelector, notes, warnings)
+	return pagedList(items, in.Offset, in.Limit, 200, what, "", narrowBySelector, windowNote(defaulted, len(items), notes), warnings)
 }
 
 type seriesArgs struct {
 	Selector string `json:"selector" description:"Series selector, e.g. up{job=\"checkout\"} or {__name__=~\"http_.*\", code=\"500\"}."`
-	Start    string `json:"start,omitempty" description:"Only series with data after this time: RFC 3339, Unix seconds or milliseconds, or \"now-1h\". Default: all data Prometheus has."`
-	End      string `json:"end,omitempty" description:"Only series with data before this time: RFC 3339, Unix seconds or milliseconds, or \"now\". Default: all data Prometheus has."`
-	Limit    int    `json:"limit,omitempty" description:"At most this many series (default: the plugin's max_series)."`
+	Start    string `json:"start,omitempty" description:"Only series with data after this time: RFC 3339, Unix seconds or milliseconds, or \"now-30d\". Default: 24 hours before end."`
+	End      string `json:"end,omitempty" description:"Only series with data before this time: RFC 3339, Unix seconds or milliseconds, or \"now\". Default now."`
+	Limit    int    `json:"limit,omitempty" description:"At most this many series, up to 1000 (default: the plugin's max_series)."`
 }
 
 type seriesResult struct {
@@ -267,7 +297,11 @@ func findSeries(ctx context.Context, c *client, in seriesArgs) (*plugin.Result, 
 	if strings.TrimSpace(in.Selector) == "" {
 		return plugin.Errorf("selector is required, e.g. up or http_requests_total{job=\"checkout\"}"), nil
 	}
-	start, end, notes, err := window(in.Start, in.End)
+	start, end, notes, defaulted, err := window(in.Start, in.End)
+	if err != nil {
+		return plugin.Errorf("%v", err), nil
+	}
+	limit, err := ceiled("limit", in.Limit, c.maxSeries)
 	if err != nil {
 		return plugin.Errorf("%v", err), nil
 	}
@@ -277,7 +311,7 @@ func findSeries(ctx context.Context, c *client, in seriesArgs) (*plugin.Result, 
 	if err != nil {
 		return c.errorResult(ctx, in.Selector, err)
 	}
-	limit := limitOr(in.Limit, c.maxSeries)
+	notes = windowNote(defaulted, len(sets), notes)
 	shown, rest := page(sets, 0, limit)
 	out := seriesResult{Selector: in.Selector, Total: len(sets), Series: shown, Notes: notes}
 	if out.Series == nil {

@@ -25,7 +25,7 @@ const (
 type queryArgs struct {
 	Query     string `json:"query" description:"PromQL expression, e.g. sum by (code) (rate(http_requests_total{job=\"checkout\"}[5m])) or histogram_quantile(0.99, sum by (le) (rate(http_request_duration_seconds_bucket[5m])))"`
 	Time      string `json:"time,omitempty" description:"Evaluation time: RFC 3339, Unix seconds or milliseconds, \"now\" or \"now-1h\". Default now."`
-	MaxSeries int    `json:"max_series,omitempty" description:"At most this many series in the answer (default: the plugin's max_series)."`
+	MaxSeries int    `json:"max_series,omitempty" description:"At most this many series in the answer, up to 1000 (default: the plugin's max_series)."`
 }
 
 type rangeArgs struct {
@@ -33,7 +33,7 @@ type rangeArgs struct {
 	Start     string `json:"start,omitempty" description:"Start of the range: RFC 3339, Unix seconds or milliseconds, \"now-1h\", \"now-7d\". Default: one hour before end."`
 	End       string `json:"end,omitempty" description:"End of the range: RFC 3339, Unix seconds or milliseconds, \"now\" or \"now-30m\". Default now."`
 	Step      string `json:"step,omitempty" description:"Resolution, e.g. \"15s\", \"1m\", \"1h\". Default: the finest step that keeps each series within max_points."`
-	MaxSeries int    `json:"max_series,omitempty" description:"At most this many series in the answer (default: the plugin's max_series)."`
+	MaxSeries int    `json:"max_series,omitempty" description:"At most this many series in the answer, up to 1000 (default: the plugin's max_series)."`
 	MaxPoints int    `json:"max_points,omitempty" description:"At most this many points per series (default: the plugin's max_points); a finer step is coarsened to fit."`
 }
 
@@ -58,6 +58,32 @@ func limitOr(n, def int) int {
 	return def
 }
 
+// maxCount is the most series or names one call may ask for: a model reads
+// the answer, and more than this is better narrowed by the query.
+const maxCount = 1000
+
+// LimitError is a max_series or limit argument out of bounds.
+type LimitError struct {
+	Arg   string
+	Value int
+}
+
+func (e *LimitError) Error() string {
+	if e.Value < 0 {
+		return fmt.Sprintf("%s must be positive, got %d", e.Arg, e.Value)
+	}
+	return fmt.Sprintf("%s must be at most %d, got %d: narrow the query instead (label matchers, aggregation, topk)", e.Arg, maxCount, e.Value)
+}
+
+// ceiled is limitOr for an argument with a ceiling: given, it must lie in
+// 1..maxCount; 0 means def.
+func ceiled(arg string, n, def int) (int, error) {
+	if n < 0 || n > maxCount {
+		return 0, &LimitError{Arg: arg, Value: n}
+	}
+	return limitOr(n, def), nil
+}
+
 func instantQuery(ctx context.Context, c *client, in queryArgs) (*plugin.Result, error) {
 	if strings.TrimSpace(in.Query) == "" {
 		return plugin.Errorf("query is empty: give a PromQL expression such as up or rate(http_requests_total[5m])"), nil
@@ -68,13 +94,16 @@ func instantQuery(ctx context.Context, c *client, in queryArgs) (*plugin.Result,
 		return plugin.Errorf("%v", err), nil
 	}
 	notes := appendNote(nil, note)
+	maxSeries, err := ceiled("max_series", in.MaxSeries, c.maxSeries)
+	if err != nil {
+		return plugin.Errorf("%v", err), nil
+	}
 	rctx, cancel := c.withTimeout(ctx)
 	defer cancel()
 	val, warnings, err := c.api.Query(rctx, in.Query, ts, c.queryOpts()...)
 	if err != nil {
 		return c.errorResult(ctx, in.Query, err)
 	}
-	maxSeries := limitOr(in.MaxSeries, c.maxSeries)
 	out := queryResult{ResultType: val.Type().String(), Query: in.Query, Time: &ts, Warnings: warnings, Notes: notes}
 	var text string
 	switch v := val.(type) {
@@ -163,8 +192,12 @@ func rangeQuery(ctx context.Context, c *client, in rangeArgs) (*plugin.Result, e
 		return plugin.Errorf("%v", err), nil
 	}
 	maxPoints := limitOr(in.MaxPoints, c.maxPoints)
-	if maxPoints < 2 {
-		return plugin.Errorf("max_points must be at least 2, got %d", maxPoints), nil
+	if maxPoints < 2 || in.MaxPoints < 0 {
+		return plugin.Errorf("max_points must be at least 2, got %d", in.MaxPoints), nil
+	}
+	maxSeries, err := ceiled("max_series", in.MaxSeries, c.maxSeries)
+	if err != nil {
+		return plugin.Errorf("%v", err), nil
 	}
 	span := end.Sub(start)
 	step := chooseStep(span, maxPoints)
@@ -198,16 +231,51 @@ func rangeQuery(ctx context.Context, c *client, in rangeArgs) (*plugin.Result, e
 	if !ok {
 		return plugin.Errorf("Prometheus answered a range query with a %s instead of a matrix", val.Type()), nil
 	}
-	maxSeries := limitOr(in.MaxSeries, c.maxSeries)
 	shown, rest := page(m, 0, maxSeries)
-	out := queryResult{ResultType: "matrix", Query: in.Query, Start: &start, End: &end, Step: model.Duration(step).String(),
-		Result: model.Matrix(shown), Warnings: warnings, Notes: notes}
 	text := rangeText(m, shown, start, end, step)
+	kept, cut := newestPoints(shown, structuredPointBudget)
+	if cut > 0 {
+		notes = append(notes, fmt.Sprintf("the structured content keeps the newest %d points of each series (%d left out, %d points at most in all); "+
+			"for every point, use a larger step, a shorter range or fewer series", len(kept[0].Values), cut, structuredPointBudget))
+	}
+	out := queryResult{ResultType: "matrix", Query: in.Query, Start: &start, End: &end, Step: model.Duration(step).String(),
+		Result: kept, Warnings: warnings, Notes: notes}
 	if rest > 0 {
 		text += "\n" + moreLine(rest, len(m), "series", narrowSeriesHint)
 		out.Truncated = &truncated{Total: len(m), Shown: len(shown), Limit: fmt.Sprintf("max_series=%d", maxSeries)}
 	}
 	return plugin.JSON(out, text+notesText(notes)+warningsText(warnings))
+}
+
+// structuredPointBudget bounds the points of a range query's structured
+// content, over all its series: the largest default answer (max_series
+// series of max_points points) would otherwise carry thousands of points, a
+// few hundred kilobytes the client must take in whole.
+const structuredPointBudget = 2000
+
+// newestPoints keeps, of each series, its newest points, as many for each
+// as budget allows (two at least, so a trend stays visible), and says how
+// many points it left out.
+func newestPoints(m model.Matrix, budget int) (model.Matrix, int) {
+	total := 0
+	for _, s := range m {
+		total += len(s.Values)
+	}
+	if total <= budget {
+		return m, 0
+	}
+	each := max(budget/len(m), 2)
+	out := make(model.Matrix, len(m))
+	cut := 0
+	for i, s := range m {
+		c := *s
+		if len(c.Values) > each {
+			cut += len(c.Values) - each
+			c.Values = c.Values[len(c.Values)-each:]
+		}
+		out[i] = &c
+	}
+	return out, cut
 }
 
 // lookback is how far back Prometheus looks for a sample at each evaluation
