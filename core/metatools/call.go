@@ -313,7 +313,7 @@ func (h *Handlers) directExample(name string) (map[string]any, bool) {
 		return Example(t.Def.InputSchema), true
 	}
 	if c, ok := h.core[name]; ok {
-		return Example(c.InputSchema), true
+		return h.coreExample(c), true
 	}
 	if plugin, ok := catalog.PluginOf(name); ok && h.Plugins != nil && !h.Catalog.Known(plugin) {
 		if _, configured := h.Plugins.Get(plugin); configured {
