@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/toolgate/toolgate/core/client"
 )
@@ -52,6 +53,9 @@ func callCmd() *cobra.Command {
 			cmd.SetContext(ctx)
 			if timeout < 0 {
 				return fmt.Errorf("--timeout %s: want a positive time limit, such as 30s or 2m", timeout)
+			}
+			if err := argsNotFlags(cmd, args); err != nil {
+				return err
 			}
 			base, err := jsonArguments(raw)
 			if err != nil {
@@ -96,6 +100,27 @@ func callCmd() *cobra.Command {
 	_ = c.RegisterFlagCompletionFunc("arg", completeArgs(&f))
 	_ = c.MarkFlagDirname("out")
 	return c
+}
+
+// argsNotFlags refuses an --arg whose value is one of call's own flags:
+// pflag gives `--arg --url=…` the next word as its value, so a forgotten
+// key=value would swallow the flag meant for the command.
+func argsNotFlags(cmd *cobra.Command, args []string) error {
+	for _, kv := range args {
+		name, _, _ := strings.Cut(kv, "=")
+		var fl *pflag.Flag
+		switch {
+		case strings.HasPrefix(name, "--"):
+			fl = cmd.Flags().Lookup(name[2:])
+		case strings.HasPrefix(name, "-") && len(name) == 2:
+			fl = cmd.Flags().ShorthandLookup(name[1:])
+		}
+		if fl != nil {
+			return fmt.Errorf("--arg %q: that is call's flag --%s, taken as the value of --arg; give --arg a key=value first "+
+				"(a value that starts with a dash goes after its key: --arg key=%s)", kv, fl.Name, kv)
+		}
+	}
+	return nil
 }
 
 // jsonArguments reads --json: a JSON object of arguments, or none.

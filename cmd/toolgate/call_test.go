@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -127,4 +128,17 @@ func TestTypedValue(t *testing.T) {
 			t.Errorf("%s %q = %#v, %v; want %#v", tc.schema, tc.value, got, err, tc.want)
 		}
 	}
+}
+
+// pflag gives --arg the next word even when it is one of call's flags: a
+// forgotten key=value is refused instead of swallowing the flag, and a
+// value that starts with dashes still goes through after its key.
+func TestCallArgThatIsAFlag(t *testing.T) {
+	for _, arg := range []string{"--url=http://127.0.0.1:1/other", "--yes", "-y", "--timeout=5s"} {
+		r := tg(t, nil, "call", "x_hello_echo", "--arg", arg, "--url=http://127.0.0.1:1/mcp")
+		wantExit(t, r, 2, nil, []string{"--arg " + strconv.Quote(arg) + ": that is call's flag", "--arg key=" + arg})
+	}
+	_, url := helloGateway(t)
+	r := tg(t, nil, "call", "x_hello_echo", "--arg", "text=--url", url)
+	wantExit(t, r, 0, []string{"--url"}, nil)
 }
