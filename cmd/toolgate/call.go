@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -68,7 +67,17 @@ func callCmd() *cobra.Command {
 			}
 			defer s.Close()
 			name := pos[0]
-			in, err := buildArguments(ctx, s.Client, name, base, args)
+			// The lookup types each --arg by the schema and tells the CLI
+			// what a failed call needs in its own words (an unknown name
+			// has no description; call_tool then answers with the closest).
+			d, lookupErr := s.DescribeTool(ctx, name)
+			if lookupErr != nil {
+				if !isToolError(lookupErr) {
+					return lookupErr
+				}
+				d = nil
+			}
+			in, err := buildArguments(d, name, base, args)
 			if err != nil {
 				return err
 			}
@@ -86,6 +95,9 @@ func callCmd() *cobra.Command {
 				return err
 			}
 			if res.IsError {
+				if h := callHint(d); h != "" {
+					fmt.Fprintln(cmd.ErrOrStderr(), "hint:", h)
+				}
 				return exitError{code: 1}
 			}
 			return nil
@@ -157,22 +169,18 @@ func jsonKind(v any) string {
 }
 
 // buildArguments sets the --arg values over the --json ones in out, typing
-// each --arg by the tool's input schema.
-func buildArguments(ctx context.Context, c *client.Client, tool string, out map[string]any, args []string) (map[string]any, error) {
+// each --arg by the tool's input schema as d, when the tool is known, has it.
+func buildArguments(d *client.ToolDescription, tool string, out map[string]any, args []string) (map[string]any, error) {
 	if len(args) == 0 {
 		return out, nil
 	}
 	props := map[string]json.RawMessage{}
-	// An unknown tool has no schema; call_tool then answers with the names
-	// closest to it.
-	if d, err := c.DescribeTool(ctx, tool); err == nil {
+	if d != nil {
 		var schema struct {
 			Properties map[string]json.RawMessage `json:"properties"`
 		}
 		_ = json.Unmarshal(d.InputSchema, &schema)
 		props = schema.Properties
-	} else if !isToolError(err) {
-		return nil, err
 	}
 	for _, kv := range args {
 		k, v, ok := strings.Cut(kv, "=")
@@ -192,6 +200,26 @@ func buildArguments(ctx context.Context, c *client.Client, tool string, out map[
 		out[k] = typed
 	}
 	return out, nil
+}
+
+// callHint is the CLI's advice on a call that failed, from what the lookup
+// before it found: the gateway's own words are for an assistant and name
+// its meta-tools. d is nil for a name the gateway does not know.
+func callHint(d *client.ToolDescription) string {
+	if d == nil {
+		return `toolgate tools search "what it should do" finds tools by what they do; toolgate tools list lists them all`
+	}
+	var ps struct {
+		State string `json:"state"`
+	}
+	_ = json.Unmarshal(d.PluginState, &ps)
+	switch ps.State {
+	case "stopped":
+		return fmt.Sprintf("plugin %s is stopped; toolgate plugins start %s starts it", d.Plugin, d.Plugin)
+	case "failed", "restarting":
+		return fmt.Sprintf("toolgate plugins status %s shows plugin %s's last error; toolgate plugins restart %s tries again once it is fixed", d.Plugin, d.Plugin, d.Plugin)
+	}
+	return ""
 }
 
 func isToolError(err error) bool {

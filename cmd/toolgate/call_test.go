@@ -142,3 +142,24 @@ func TestCallArgThatIsAFlag(t *testing.T) {
 	r := tg(t, nil, "call", "x_hello_echo", "--arg", "text=--url", url)
 	wantExit(t, r, 0, []string{"--url"}, nil)
 }
+
+// A failed call is followed by advice in the CLI's words, not only the
+// gateway's, which names meta-tools an assistant calls.
+func TestCallHintsInCLIWords(t *testing.T) {
+	_, url := helloGateway(t)
+	r := tg(t, nil, "call", "x_nope", url)
+	wantExit(t, r, 1, nil, []string{`hint: toolgate tools search "what it should do" finds tools by what they do`})
+
+	r = tg(t, nil, "plugins", "stop", "hello", url)
+	wantExit(t, r, 0, nil, nil)
+	r = tg(t, nil, "call", "x_hello_echo", "--arg", "text=hi", url)
+	wantExit(t, r, 1, nil, []string{"hint: plugin hello is stopped; toolgate plugins start hello starts it"})
+
+	// A tool's own failure while its plugin runs gets no advice.
+	r = tg(t, nil, "plugins", "start", "hello", url)
+	wantExit(t, r, 0, nil, nil)
+	r = tg(t, nil, "call", "x_hello_greet", "--arg", "name=Ada", "--arg", "language=xx", url)
+	if strings.Contains(r.stderr, "hint:") {
+		t.Errorf("a tool's own error got a hint: %+v", r)
+	}
+}
