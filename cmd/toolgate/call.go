@@ -20,6 +20,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/toolgate/toolgate/core/client"
+	"github.com/toolgate/toolgate/core/metatools"
 )
 
 func init() { clientCommands = append(clientCommands, callCmd) }
@@ -95,7 +96,7 @@ func callCmd() *cobra.Command {
 				return err
 			}
 			if res.IsError {
-				if h := callHint(d); h != "" {
+				if h := callHint(d, res); h != "" {
 					fmt.Fprintln(cmd.ErrOrStderr(), "hint:", h)
 				}
 				return exitError{code: 1}
@@ -202,10 +203,18 @@ func buildArguments(d *client.ToolDescription, tool string, out map[string]any, 
 	return out, nil
 }
 
-// callHint is the CLI's advice on a call that failed, from what the lookup
-// before it found: the gateway's own words are for an assistant and name
-// its meta-tools. d is nil for a name the gateway does not know.
-func callHint(d *client.ToolDescription) string {
+// callHint is the CLI's advice on a call that failed, from the outcome the
+// gateway marks it with and what the lookup before it found: the gateway's
+// own words are for an assistant and name its meta-tools. d is nil for a
+// name the gateway does not know.
+func callHint(d *client.ToolDescription, res *client.ToolResult) string {
+	var meta map[string]json.RawMessage
+	_ = json.Unmarshal(res.Meta, &meta)
+	var outcome metatools.Outcome
+	_ = json.Unmarshal(meta[metatools.OutcomeMetaKey], &outcome)
+	if outcome == metatools.OutcomeTimeout {
+		return "the call ran out of time; --timeout (such as --timeout 5m) allows it longer"
+	}
 	if d == nil {
 		return `toolgate tools search "what it should do" finds tools by what they do; toolgate tools list lists them all`
 	}

@@ -150,6 +150,9 @@ func TestCallHintsInCLIWords(t *testing.T) {
 	r := tg(t, nil, "call", "x_nope", url)
 	wantExit(t, r, 1, nil, []string{`hint: toolgate tools search "what it should do" finds tools by what they do`})
 
+	r = tg(t, nil, "call", "x_hello_count", "--arg", "to=3", "--arg", "delay_ms=2000", "--timeout", "100ms", url)
+	wantExit(t, r, 1, nil, []string{"hint: the call ran out of time; --timeout (such as --timeout 5m) allows it longer"})
+
 	r = tg(t, nil, "plugins", "stop", "hello", url)
 	wantExit(t, r, 0, nil, nil)
 	r = tg(t, nil, "call", "x_hello_echo", "--arg", "text=hi", url)
