@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,8 +17,10 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/toolgate/toolgate/core/client"
+	"github.com/toolgate/toolgate/core/metatools"
 )
 
 func init() { clientCommands = append(clientCommands, callCmd) }
@@ -53,6 +54,9 @@ func callCmd() *cobra.Command {
 			if timeout < 0 {
 				return fmt.Errorf("--timeout %s: want a positive time limit, such as 30s or 2m", timeout)
 			}
+			if err := argsNotFlags(cmd, args); err != nil {
+				return err
+			}
 			base, err := jsonArguments(raw)
 			if err != nil {
 				return err
@@ -64,7 +68,17 @@ func callCmd() *cobra.Command {
 			}
 			defer s.Close()
 			name := pos[0]
-			in, err := buildArguments(ctx, s.Client, name, base, args)
+			// The lookup types each --arg by the schema and tells the CLI
+			// what a failed call needs in its own words (an unknown name
+			// has no description; call_tool then answers with the closest).
+			d, lookupErr := s.DescribeTool(ctx, name)
+			if lookupErr != nil {
+				if !isToolError(lookupErr) {
+					return lookupErr
+				}
+				d = nil
+			}
+			in, err := buildArguments(d, name, base, args)
 			if err != nil {
 				return err
 			}
@@ -82,6 +96,9 @@ func callCmd() *cobra.Command {
 				return err
 			}
 			if res.IsError {
+				if h := callHint(d, res); h != "" {
+					fmt.Fprintln(cmd.ErrOrStderr(), "hint:", h)
+				}
 				return exitError{code: 1}
 			}
 			return nil
@@ -96,6 +113,27 @@ func callCmd() *cobra.Command {
 	_ = c.RegisterFlagCompletionFunc("arg", completeArgs(&f))
 	_ = c.MarkFlagDirname("out")
 	return c
+}
+
+// argsNotFlags refuses an --arg whose value is one of call's own flags:
+// pflag gives `--arg --url=…` the next word as its value, so a forgotten
+// key=value would swallow the flag meant for the command.
+func argsNotFlags(cmd *cobra.Command, args []string) error {
+	for _, kv := range args {
+		name, _, _ := strings.Cut(kv, "=")
+		var fl *pflag.Flag
+		switch {
+		case strings.HasPrefix(name, "--"):
+			fl = cmd.Flags().Lookup(name[2:])
+		case strings.HasPrefix(name, "-") && len(name) == 2:
+			fl = cmd.Flags().ShorthandLookup(name[1:])
+		}
+		if fl != nil {
+			return fmt.Errorf("--arg %q: that is call's flag --%s, taken as the value of --arg; give --arg a key=value first "+
+				"(a value that starts with a dash goes after its key: --arg key=%s)", kv, fl.Name, kv)
+		}
+	}
+	return nil
 }
 
 // jsonArguments reads --json: a JSON object of arguments, or none.
@@ -132,22 +170,18 @@ func jsonKind(v any) string {
 }
 
 // buildArguments sets the --arg values over the --json ones in out, typing
-// each --arg by the tool's input schema.
-func buildArguments(ctx context.Context, c *client.Client, tool string, out map[string]any, args []string) (map[string]any, error) {
+// each --arg by the tool's input schema as d, when the tool is known, has it.
+func buildArguments(d *client.ToolDescription, tool string, out map[string]any, args []string) (map[string]any, error) {
 	if len(args) == 0 {
 		return out, nil
 	}
 	props := map[string]json.RawMessage{}
-	// An unknown tool has no schema; call_tool then answers with the names
-	// closest to it.
-	if d, err := c.DescribeTool(ctx, tool); err == nil {
+	if d != nil {
 		var schema struct {
 			Properties map[string]json.RawMessage `json:"properties"`
 		}
 		_ = json.Unmarshal(d.InputSchema, &schema)
 		props = schema.Properties
-	} else if !isToolError(err) {
-		return nil, err
 	}
 	for _, kv := range args {
 		k, v, ok := strings.Cut(kv, "=")
@@ -167,6 +201,34 @@ func buildArguments(ctx context.Context, c *client.Client, tool string, out map[
 		out[k] = typed
 	}
 	return out, nil
+}
+
+// callHint is the CLI's advice on a call that failed, from the outcome the
+// gateway marks it with and what the lookup before it found: the gateway's
+// own words are for an assistant and name its meta-tools. d is nil for a
+// name the gateway does not know.
+func callHint(d *client.ToolDescription, res *client.ToolResult) string {
+	var meta map[string]json.RawMessage
+	_ = json.Unmarshal(res.Meta, &meta)
+	var outcome metatools.Outcome
+	_ = json.Unmarshal(meta[metatools.OutcomeMetaKey], &outcome)
+	if outcome == metatools.OutcomeTimeout {
+		return "the call ran out of time; --timeout (such as --timeout 5m) allows it longer"
+	}
+	if d == nil {
+		return `toolgate tools search "what it should do" finds tools by what they do; toolgate tools list lists them all`
+	}
+	var ps struct {
+		State string `json:"state"`
+	}
+	_ = json.Unmarshal(d.PluginState, &ps)
+	switch ps.State {
+	case "stopped":
+		return fmt.Sprintf("plugin %s is stopped; toolgate plugins start %s starts it", d.Plugin, d.Plugin)
+	case "failed", "restarting":
+		return fmt.Sprintf("toolgate plugins status %s shows plugin %s's last error; toolgate plugins restart %s tries again once it is fixed", d.Plugin, d.Plugin, d.Plugin)
+	}
+	return ""
 }
 
 func isToolError(err error) bool {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -126,5 +127,42 @@ func TestTypedValue(t *testing.T) {
 		if err != nil || !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s %q = %#v, %v; want %#v", tc.schema, tc.value, got, err, tc.want)
 		}
+	}
+}
+
+// pflag gives --arg the next word even when it is one of call's flags: a
+// forgotten key=value is refused instead of swallowing the flag, and a
+// value that starts with dashes still goes through after its key.
+func TestCallArgThatIsAFlag(t *testing.T) {
+	for _, arg := range []string{"--url=http://127.0.0.1:1/other", "--yes", "-y", "--timeout=5s"} {
+		r := tg(t, nil, "call", "x_hello_echo", "--arg", arg, "--url=http://127.0.0.1:1/mcp")
+		wantExit(t, r, 2, nil, []string{"--arg " + strconv.Quote(arg) + ": that is call's flag", "--arg key=" + arg})
+	}
+	_, url := helloGateway(t)
+	r := tg(t, nil, "call", "x_hello_echo", "--arg", "text=--url", url)
+	wantExit(t, r, 0, []string{"--url"}, nil)
+}
+
+// A failed call is followed by advice in the CLI's words, not only the
+// gateway's, which names meta-tools an assistant calls.
+func TestCallHintsInCLIWords(t *testing.T) {
+	_, url := helloGateway(t)
+	r := tg(t, nil, "call", "x_nope", url)
+	wantExit(t, r, 1, nil, []string{`hint: toolgate tools search "what it should do" finds tools by what they do`})
+
+	r = tg(t, nil, "call", "x_hello_count", "--arg", "to=3", "--arg", "delay_ms=2000", "--timeout", "100ms", url)
+	wantExit(t, r, 1, nil, []string{"hint: the call ran out of time; --timeout (such as --timeout 5m) allows it longer"})
+
+	r = tg(t, nil, "plugins", "stop", "hello", url)
+	wantExit(t, r, 0, nil, nil)
+	r = tg(t, nil, "call", "x_hello_echo", "--arg", "text=hi", url)
+	wantExit(t, r, 1, nil, []string{"hint: plugin hello is stopped; toolgate plugins start hello starts it"})
+
+	// A tool's own failure while its plugin runs gets no advice.
+	r = tg(t, nil, "plugins", "start", "hello", url)
+	wantExit(t, r, 0, nil, nil)
+	r = tg(t, nil, "call", "x_hello_greet", "--arg", "name=Ada", "--arg", "language=xx", url)
+	if strings.Contains(r.stderr, "hint:") {
+		t.Errorf("a tool's own error got a hint: %+v", r)
 	}
 }

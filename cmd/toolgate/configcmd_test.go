@@ -169,3 +169,10 @@ func TestConfigValidateAppliesTheEnvironment(t *testing.T) {
 	r = tg(t, []string{"XDG_STATE_HOME=" + dir, "TOOLGATE_LISTEN_HTTP=0.0.0.0:18999"}, "config", "validate", file)
 	wantExit(t, r, 0, []string{file + ": ok (1 plugin)\n"}, []string{"warning: TOOLGATE_LISTEN_HTTP: listen address \"0.0.0.0:18999\" is not loopback"})
 }
+
+// A misspelt TOOLGATE_* variable changes nothing; validate says which one was meant.
+func TestConfigValidateWarnsOfMisspeltVariables(t *testing.T) {
+	cfg := bins.HelloConfig(t, t.TempDir(), "")
+	r := tg(t, []string{"TOOLGATE_LOGLEVEL=debug"}, "config", "validate", cfg)
+	wantExit(t, r, 0, []string{": ok"}, []string{"warning: environment: TOOLGATE_LOGLEVEL is not a variable toolgate reads, so it changes nothing; did you mean TOOLGATE_LOG_LEVEL?"})
+}

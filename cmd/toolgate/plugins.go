@@ -93,5 +93,20 @@ func pluginTable(cmd *cobra.Command, plugins []client.Plugin) error {
 		}
 		rows = append(rows, []string{p.Name, p.State, fmt.Sprint(p.Tools), pid, uptime, fmt.Sprint(p.Restarts), oneLine(p.LastError)})
 	}
-	return table(cmd.OutOrStdout(), []string{"PLUGIN", "STATE", "TOOLS", "PID", "UPTIME", "RESTARTS", "LAST ERROR"}, rows)
+	w := cmd.OutOrStdout()
+	if err := table(w, []string{"PLUGIN", "STATE", "TOOLS", "PID", "UPTIME", "RESTARTS", "LAST ERROR"}, rows); err != nil {
+		return err
+	}
+	// A tool left out for a taken name is missing without any error: say so
+	// under the table, whole, since each names the other party.
+	for _, p := range plugins {
+		if len(p.Collisions) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "\nleft out of plugin %s (name taken):\n", p.Name)
+		for _, c := range p.Collisions {
+			fmt.Fprintf(w, "  %s\n", c)
+		}
+	}
+	return nil
 }

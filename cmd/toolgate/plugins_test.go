@@ -2,10 +2,14 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/toolgate/toolgate/internal/testparts"
 )
 
 func TestPluginsCommands(t *testing.T) {
@@ -76,5 +80,48 @@ plugin "bad" {
 	wantExit(t, r, 0, []string{"bad", "failed"}, nil)
 	if strings.Contains(r.stdout, "last error:") {
 		t.Errorf("the table of every plugin grew a last error section:\n%s", r.stdout)
+	}
+}
+
+// A tool left out for a taken name shows in the table too, not only in
+// -o json and core_plugin_get. The fixture server (official TypeScript SDK)
+// registers a second tool named as one it has when asked.
+func TestPluginsTableShowsCollisions(t *testing.T) {
+	fixture, err := filepath.Abs(filepath.Join("..", "..", "plugins", "mcpstdio", "testdata", "fixture-server.mjs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sdk := filepath.Join(testparts.NodeModules(t), "node_modules", "@modelcontextprotocol", "sdk")
+	_, url := helloGateway(t, fmt.Sprintf(`
+plugin "fx" {
+  type        = "mcp-stdio"
+  auto_start  = true
+  destructive = "allow"
+  config {
+    command = "node"
+    args    = [%q]
+    env     = { MCP_SDK_DIR = %q }
+  }
+}
+`, fixture, sdk))
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		r := tg(t, nil, "call", "x_fx_add-tool", "--arg", "name=rich", url)
+		if r.code == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("fx did not add its tool: %+v", r)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	want := []string{"left out of plugin fx (name taken):", `tool "rich" of plugin "fx" would be exposed as x_fx_rich`}
+	for {
+		r := tg(t, nil, "plugins", url)
+		if strings.Contains(r.stdout, "name taken") || time.Now().After(deadline) {
+			wantExit(t, r, 0, want, nil)
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }

@@ -74,3 +74,10 @@ func TestZeroShutdownGraceDoesNotWait(t *testing.T) {
 		t.Errorf("SIGTERM with shutdown_grace 0s took %v to end the gateway, want no grace\n%s", d, gw.Stderr())
 	}
 }
+
+// serve logs a misspelt TOOLGATE_* variable at start, naming the one meant.
+func TestServeWarnsOfMisspeltVariables(t *testing.T) {
+	cfg := bins.HelloConfig(t, t.TempDir(), "")
+	r := tg(t, []string{"TOOLGATE_CALLTIMEOUT=5s"}, "serve", "--stdio", "--config", cfg) // stdin is empty: it ends at once
+	wantExit(t, r, 0, nil, []string{"[WARN]  toolgate: environment: TOOLGATE_CALLTIMEOUT is not a variable toolgate reads, so it changes nothing; did you mean TOOLGATE_CALL_TIMEOUT?"})
+}

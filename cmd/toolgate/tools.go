@@ -64,7 +64,7 @@ func toolsSearchCmd(f *clientFlags) *cobra.Command {
 	)
 	c := &cobra.Command{
 		Use:   "search [QUERY]",
-		Short: "Find tools for a task, best first (or filter by --pattern, --label, --plugin)",
+		Short: "Find tools for a task, best first (or filter by --pattern, --description-filter, --label, --plugin)",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
@@ -82,6 +82,9 @@ func toolsSearchCmd(f *clientFlags) *cobra.Command {
 		},
 	}
 	c.Flags().StringVar(&filter.Pattern, "pattern", "", "glob on tool names, e.g. 'x_k8s_*'")
+	c.Flags().StringVar(&filter.DescriptionFilter, "description-filter", "", "text the tool's description must contain")
+	c.Flags().BoolVar(&filter.CaseSensitive, "case-sensitive", false, "match --pattern and --description-filter case-sensitively")
+	c.Flags().BoolVar(&filter.IncludeSchema, "include-schema", false, "include each tool's input schema (shown with -o json)")
 	c.Flags().StringVar(&filter.Plugin, "plugin", "", "only this plugin's tools")
 	c.Flags().StringArrayVar(&labels, "label", nil, "key=value label the tool must carry (repeatable)")
 	addPageFlags(c, &filter.Page, "tools", 10)

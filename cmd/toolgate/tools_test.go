@@ -141,3 +141,19 @@ func TestDescribeShowsDefaults(t *testing.T) {
 		}
 	}
 }
+
+// Every filter of filter_tools has its flag on tools search.
+func TestToolsSearchFilterFlags(t *testing.T) {
+	_, url := helloGateway(t)
+	r := tg(t, nil, "tools", "search", "--description-filter", "english", url)
+	wantExit(t, r, 0, []string{"x_hello_greet"}, nil)
+	if strings.Contains(r.stdout, "x_hello_echo") {
+		t.Errorf("--description-filter english found echo:\n%s", r.stdout)
+	}
+	r = tg(t, nil, "tools", "search", "--description-filter", "english", "--case-sensitive", url)
+	if r.code != 0 || strings.Contains(r.stdout, "x_hello_greet") {
+		t.Errorf("--case-sensitive still matched English for english: %+v", r)
+	}
+	r = tg(t, nil, "tools", "search", "--pattern", "x_hello_greet", "--include-schema", url, "-o", "json")
+	wantExit(t, r, 0, []string{`"input_schema"`, `"language"`}, nil)
+}

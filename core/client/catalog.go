@@ -38,6 +38,7 @@ type Filter struct {
 	DescriptionFilter string
 	Labels            map[string]string
 	Plugin            string
+	CaseSensitive     bool
 	IncludeSchema     bool
 	Page
 }
@@ -52,6 +53,9 @@ func (c *Client) FilterTools(ctx context.Context, f Filter) (*ToolList, error) {
 	}
 	if len(f.Labels) > 0 {
 		args["labels"] = f.Labels
+	}
+	if f.CaseSensitive {
+		args["case_sensitive"] = true
 	}
 	if f.IncludeSchema {
 		args["include_schema"] = true

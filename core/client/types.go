@@ -169,6 +169,7 @@ type Plugin struct {
 	Version       string          `json:"version,omitempty"`
 	LastError     string          `json:"last_error,omitempty"`
 	Stderr        json.RawMessage `json:"stderr,omitempty"`
+	Collisions    []string        `json:"collisions,omitempty"`
 	NextTry       string          `json:"next_try,omitempty"`
 }
 

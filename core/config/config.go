@@ -49,6 +49,9 @@ type Config struct {
 	// httpFrom says where Listen.HTTP was set ("file:line:col", an env variable, a
 	// flag), so a warning re-made after Layer still points at its source.
 	httpFrom string
+	// envRead are the variables the file's env() calls name, which the
+	// environment may hold whatever their name.
+	envRead map[string]bool
 }
 
 // Listen is the gateway's HTTP front.

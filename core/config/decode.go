@@ -121,12 +121,13 @@ func Parse(src []byte, filename string) (*Config, error) {
 		return nil, &Error{Diagnostics: diags, Files: parser.Files()}
 	}
 	d := &decoder{baseDir: baseDirOf(filename)}
-	d.ctx = evalContext(d.baseDir)
+	envRead := map[string]bool{}
+	d.ctx = evalContext(d.baseDir, func(name string) { envRead[name] = true })
 
 	var spec fileSpec
 	d.diags = dropCascades(gohcl.DecodeBody(file.Body, d.ctx, &spec))
 	placeMisplaced(d.diags)
-	cfg := &Config{File: filename}
+	cfg := &Config{File: filename, envRead: envRead}
 	d.listen(cfg, spec.Listen)
 	d.gateway(cfg, spec.Gateway)
 	d.telemetry(cfg, spec.Telemetry)

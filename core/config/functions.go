@@ -20,11 +20,11 @@ const maxFileFuncBytes = 1 << 20
 
 // evalContext is the only vocabulary a config expression has: a few functions and no
 // variables, so a config file reads the same wherever it is evaluated. baseDir anchors
-// the relative paths given to file().
-func evalContext(baseDir string) *hcl.EvalContext {
+// the relative paths given to file(); envRead learns each name env() is asked for.
+func evalContext(baseDir string, envRead func(name string)) *hcl.EvalContext {
 	return &hcl.EvalContext{
 		Functions: map[string]function.Function{
-			"env":   envFunc,
+			"env":   envFunc(envRead),
 			"file":  fileFunc(baseDir),
 			"lower": stdlib.LowerFunc,
 			"upper": stdlib.UpperFunc,
@@ -35,27 +35,30 @@ func evalContext(baseDir string) *hcl.EvalContext {
 // envFunc is env("NAME") or env("NAME", "default"). An unset variable without a default
 // is an error rather than "", because an empty token or URL silently changes behaviour
 // (an empty token disables authentication).
-var envFunc = function.New(&function.Spec{
-	Description: "Returns the value of an environment variable, or the default given as second argument.",
-	Params: []function.Parameter{
-		{Name: "name", Type: cty.String},
-	},
-	VarParam: &function.Parameter{Name: "default", Type: cty.String},
-	Type:     function.StaticReturnType(cty.String),
-	Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
-		if len(args) > 2 {
-			return cty.NilVal, function.NewArgErrorf(2, "env takes a name and at most one default")
-		}
-		name := args[0].AsString()
-		if v, ok := os.LookupEnv(name); ok {
-			return cty.StringVal(v), nil
-		}
-		if len(args) == 2 {
-			return args[1], nil
-		}
-		return cty.NilVal, fmt.Errorf("environment variable %q is not set and no default is given", name)
-	},
-})
+func envFunc(read func(name string)) function.Function {
+	return function.New(&function.Spec{
+		Description: "Returns the value of an environment variable, or the default given as second argument.",
+		Params: []function.Parameter{
+			{Name: "name", Type: cty.String},
+		},
+		VarParam: &function.Parameter{Name: "default", Type: cty.String},
+		Type:     function.StaticReturnType(cty.String),
+		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+			if len(args) > 2 {
+				return cty.NilVal, function.NewArgErrorf(2, "env takes a name and at most one default")
+			}
+			name := args[0].AsString()
+			read(name)
+			if v, ok := os.LookupEnv(name); ok {
+				return cty.StringVal(v), nil
+			}
+			if len(args) == 2 {
+				return args[1], nil
+			}
+			return cty.NilVal, fmt.Errorf("environment variable %q is not set and no default is given", name)
+		},
+	})
+}
 
 // fileFunc reads a file relative to the config file's directory, so a config and the
 // secrets next to it can be moved together.

@@ -2,6 +2,8 @@ package config
 
 import (
 	"fmt"
+	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -10,10 +12,13 @@ import (
 	"github.com/knadh/koanf/providers/posflag"
 	"github.com/knadh/koanf/v2"
 	"github.com/spf13/pflag"
+
+	"github.com/toolgate/toolgate/internal/similar"
 )
 
 // override is one setting the environment or a flag may change. The table is the whole
-// surface: an unknown TOOLGATE_* variable or an unrelated flag is ignored, never guessed at.
+// surface: an unknown TOOLGATE_* variable or an unrelated flag is never guessed at; one
+// close to a name toolgate reads is warned about (see envTypos).
 type override struct {
 	key   string // koanf key
 	env   string
@@ -81,6 +86,32 @@ var overrides = []override{
 		c.Gateway.StateDir = resolvePath("", v)
 		return ""
 	}},
+}
+
+// otherEnv are the TOOLGATE_* variables toolgate reads outside the overrides table.
+var otherEnv = []string{"TOOLGATE_CONFIG"}
+
+// envTypos warns of each TOOLGATE_* variable of environ that toolgate does not read but
+// is a likely typo of one it does: the setting it was meant for silently keeps its value.
+// A variable the config's env() names is read, whatever its name; one that is near no
+// known name may be for anything else, and is left alone.
+func (c *Config) envTypos(environ []string) []string {
+	known := append([]string(nil), otherEnv...)
+	for _, o := range overrides {
+		known = append(known, o.env)
+	}
+	var out []string
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		if !strings.HasPrefix(name, "TOOLGATE_") || slices.Contains(known, name) || c.envRead[name] {
+			continue
+		}
+		if meant := similar.Closest(name, known); meant != "" {
+			out = append(out, fmt.Sprintf("environment: %s is not a variable toolgate reads, so it changes nothing; did you mean %s?", name, meant))
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // AddFlags defines the flags Layer reads (--http, --token, --log-level, --call-timeout,
@@ -154,6 +185,7 @@ func (c *Config) Layer(flags *pflag.FlagSet) error {
 		}
 	}
 	c.refreshWarnings()
+	c.Warnings = append(c.Warnings, c.envTypos(os.Environ())...)
 	if diags.HasErrors() {
 		return &Error{Diagnostics: diags}
 	}

@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -216,5 +217,29 @@ func TestLayerWarnings(t *testing.T) {
 	want := []string{`TOOLGATE_LISTEN_HTTP: listen address "192.0.2.1:8700" is not loopback, so other hosts can reach the gateway; without tls_cert and tls_key, tokens cross the network in clear text`}
 	if !reflect.DeepEqual(c.Warnings, want) {
 		t.Errorf("Warnings = %q, want %q", c.Warnings, want)
+	}
+}
+
+// A TOOLGATE_* variable near a name toolgate reads is a likely typo and is
+// warned about; one the config's env() reads, or one near no known name, is not.
+func TestEnvTypos(t *testing.T) {
+	t.Setenv("TOOLGATE_TOKEN_0", "a")
+	c, err := Parse([]byte(`listen {
+  tokens = [env("TOOLGATE_TOKEN_0"), env("TOOLGATE_TOKN", "x")]
+}
+`), "toolgate.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := c.envTypos([]string{
+		"TOOLGATE_LOGLEVEL=debug", "TOOLGATE_STATEDIR=/x", "TOOLGATE_LOG_LEVEL=info",
+		"TOOLGATE_TOKEN_0=a", "TOOLGATE_TOKN=b", "TOOLGATE_SOMETHING_ELSE_ENTIRELY=1", "LOGLEVEL=debug",
+	})
+	want := []string{
+		"environment: TOOLGATE_LOGLEVEL is not a variable toolgate reads, so it changes nothing; did you mean TOOLGATE_LOG_LEVEL?",
+		"environment: TOOLGATE_STATEDIR is not a variable toolgate reads, so it changes nothing; did you mean TOOLGATE_STATE_DIR?",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("envTypos =\n%q\nwant\n%q", got, want)
 	}
 }

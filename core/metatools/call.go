@@ -119,8 +119,15 @@ func (h *Handlers) runCall(ctx context.Context, raw json.RawMessage, events prot
 		return res, nil
 	}
 	res, rec.Outcome = h.callFailure(ctx, callCtx, t, timeout, err)
+	// The outcome, typed, for a client that words its own advice (the CLI
+	// says --timeout where the text says timeout_seconds).
+	res.Meta, _ = json.Marshal(map[string]Outcome{OutcomeMetaKey: rec.Outcome})
 	return res, nil
 }
+
+// OutcomeMetaKey is the _meta key of a failed call_tool answer that names
+// its Outcome when the plugin gave no answer.
+const OutcomeMetaKey = "toolgate/outcome"
 
 // ProgressWanter is implemented by call events that know whether their client
 // asked for progress. A plugin not asked for progress neither tracks nor sends
@@ -315,7 +322,7 @@ func (h *Handlers) directExample(name string) (map[string]any, bool) {
 		return Example(t.Def.InputSchema), true
 	}
 	if c, ok := h.core[name]; ok {
-		return Example(c.InputSchema), true
+		return h.coreExample(c), true
 	}
 	if plugin, ok := catalog.PluginOf(name); ok && h.Plugins != nil && !h.Catalog.Known(plugin) {
 		if _, configured := h.Plugins.Get(plugin); configured {

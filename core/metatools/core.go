@@ -1,6 +1,7 @@
 package metatools
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"strings"
@@ -12,6 +13,19 @@ import (
 )
 
 var nameSchema = json.RawMessage(`{"type":"object","properties":{"name":{"type":"string","description":"Plugin name, as in the config."}},"required":["name"],"additionalProperties":false}`)
+
+// coreExample is the arguments of a core tool's ready call example. A
+// core_plugin_* tool's names a plugin of this gateway: a placeholder passes
+// the schema but names no plugin, and the call would only fail.
+func (h *Handlers) coreExample(t *Tool) map[string]any {
+	args := Example(t.InputSchema)
+	if bytes.Equal(t.InputSchema, nameSchema) && h.Plugins != nil {
+		if names := h.Plugins.Names(); len(names) > 0 {
+			args["name"] = names[0]
+		}
+	}
+	return args
+}
 
 func (h *Handlers) coreTools() []Tool {
 	mutating := protov1.Annotations{ReadOnly: truth(false), Destructive: truth(false), Idempotent: truth(true), OpenWorld: truth(false)}

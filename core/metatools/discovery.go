@@ -279,7 +279,7 @@ func (h *Handlers) describeTool(ctx context.Context, raw json.RawMessage, _ prot
 		return jsonResult(map[string]any{
 			"name": core.Name, "description": core.Description, "input_schema": schemaValue(core.InputSchema),
 			"annotations": annotations(core.Annotations), "plugin": "core",
-			"example": map[string]any{"tool": "call_tool", "arguments": map[string]any{"name": core.Name, "arguments": Example(core.InputSchema)}},
+			"example": map[string]any{"tool": "call_tool", "arguments": map[string]any{"name": core.Name, "arguments": h.coreExample(core)}},
 		})
 	}
 	t, missing, _ := h.resolve(ctx, in.Name, 0)

@@ -666,3 +666,20 @@ func TestCallReachesToolOfReplacedBuild(t *testing.T) {
 		t.Errorf("call of a tool only the new build has: %s", got)
 	}
 }
+
+// A core_plugin_* tool's example names a plugin of the gateway: "<name>"
+// passes the schema, but pasted as it is the call names no plugin.
+func TestCorePluginExampleNamesAPlugin(t *testing.T) {
+	h := helloHandlers(t)
+	tools := toolsByName(h)
+	for _, name := range []string{"core_plugin_get", "core_plugin_restart"} {
+		_, out := invoke(t, tools, "describe_tool", `{"name":"`+name+`"}`)
+		ex, _ := out["example"].(map[string]any)["arguments"].(map[string]any)
+		if args, _ := ex["arguments"].(map[string]any); args["name"] != "hello" {
+			t.Errorf("describe_tool %s example = %v, want the plugin hello", name, out["example"])
+		}
+		if got := h.DirectCallMessage(name); !strings.Contains(got, `"arguments":{"name":"hello"}`) {
+			t.Errorf("DirectCallMessage(%s) = %s, want a call naming hello", name, got)
+		}
+	}
+}
