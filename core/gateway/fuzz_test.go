@@ -215,7 +215,8 @@ func FuzzRequestState(f *testing.F) {
 	// A fixed clock: every fuzzing worker seals the same state, so a state
 	// one worker sealed is never taken for one a client made up in another.
 	now := time.Unix(1_900_000_000, 0)
-	sealed, err := fx.srv.sealState(inputState{Tool: "ask", Args: argsDigest(args), Expires: now.Add(time.Hour).Unix()}, Principal{})
+	// A fixed id too, for the same reason: the seal's own id is random.
+	sealed, err := fx.srv.sealStateAs(inputState{Tool: "ask", Args: argsDigest(args), Expires: now.Add(time.Hour).Unix()}, Principal{}, stateID{1})
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -110,6 +110,12 @@ func (s *Server) sealState(st inputState, who Principal) (string, error) {
 	if _, err := rand.Read(id[:]); err != nil {
 		return "", fmt.Errorf("requestState id: %w", err)
 	}
+	return s.sealStateAs(st, who, id)
+}
+
+// sealStateAs seals st under the id given: sealState's, or a fixed one
+// where a test needs the same state sealed in several processes.
+func (s *Server) sealStateAs(st inputState, who Principal, id stateID) (string, error) {
 	st.V, st.ID = inputStateVersion, base64.RawURLEncoding.EncodeToString(id[:])
 	st.Who = principalDigest(s.stateKeys[0], who)
 	b, err := json.Marshal(st)
