@@ -125,7 +125,7 @@ func listMetrics(ctx context.Context, c *client, in listMetricsArgs) (*plugin.Re
 	if in.Filter != "" {
 		what += fmt.Sprintf(" matching %q", in.Filter)
 	}
-	return pagedList(kept, in.Offset, in.Limit, 100, what, in.Filter, "narrow with filter or selector", windowNote(defaulted, len(names), notes), warnings)
+	return pagedList(kept, in.Offset, in.Limit, 100, what, in.Filter, "narrow with filter or selector", windowNote(defaulted, len(kept), notes), warnings)
 }
 
 // narrowBySelector is how to shorten a list of label names or values: the
