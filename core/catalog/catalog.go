@@ -10,7 +10,6 @@ import (
 	"sync"
 
 	"github.com/toolgate/toolgate/core/search"
-	"github.com/toolgate/toolgate/internal/clip"
 	"github.com/toolgate/toolgate/internal/similar"
 	"github.com/toolgate/toolgate/sdk/protov1"
 	"github.com/toolgate/toolgate/sdk/schema"
@@ -336,11 +335,8 @@ func (c *Catalog) Prompt(id string) (*Prompt, bool) {
 
 // PromptsMeant returns the prompts a name that is none probably means: those
 // whose own name it is (the name without its x_<plugin>_ prefix), else the
-// one it is a typo of; none for a name too long to be either.
+// one it is a typo of.
 func (c *Catalog) PromptsMeant(name string) []string {
-	if len(name) > clip.NameLimit {
-		return nil
-	}
 	var ids, bare []string
 	for _, p := range c.Prompts("") {
 		ids = append(ids, p.ID)
@@ -360,29 +356,24 @@ func (c *Catalog) PromptsMeant(name string) []string {
 // ResourceMeant returns the listed resource URI a URI that routes nowhere
 // probably means, a typo of it, or "" when none is close.
 func (c *Catalog) ResourceMeant(uri string) string {
-	if len(uri) > clip.NameLimit {
-		return ""
-	}
 	rs, _ := c.Resources("")
-	uris := make([]string, len(rs))
-	for i, r := range rs {
-		uris[i] = r.Def.URI
-	}
-	return similar.Closest(uri, uris)
+	return closestOf(uri, rs, func(r *Resource) string { return r.Def.URI })
 }
 
 // TemplateMeant returns the listed URI template a template that is none
 // probably means, a typo of it, or "" when none is close.
 func (c *Catalog) TemplateMeant(uriTemplate string) string {
-	if len(uriTemplate) > clip.NameLimit {
-		return ""
-	}
 	_, ts := c.Resources("")
-	raws := make([]string, len(ts))
-	for i, t := range ts {
-		raws[i] = t.Def.URITemplate
+	return closestOf(uriTemplate, ts, func(t *Template) string { return t.Def.URITemplate })
+}
+
+// closestOf is similar.Closest over the names key gives items.
+func closestOf[T any](given string, items []T, key func(T) string) string {
+	names := make([]string, len(items))
+	for i, it := range items {
+		names[i] = key(it)
 	}
-	return similar.Closest(uriTemplate, raws)
+	return similar.Closest(given, names)
 }
 
 // Prompts returns the prompts of one plugin, or of all, ordered by ID.

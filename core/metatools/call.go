@@ -12,6 +12,7 @@ import (
 	"github.com/toolgate/toolgate/core/catalog"
 	"github.com/toolgate/toolgate/core/supervisor"
 	"github.com/toolgate/toolgate/internal/clip"
+	"github.com/toolgate/toolgate/internal/similar"
 	"github.com/toolgate/toolgate/sdk/protov1"
 )
 
@@ -309,7 +310,7 @@ func (h *Handlers) DirectCallMessage(name string) string {
 			"Call the tool call_tool with arguments %s (describe_tool {\"name\": %q} shows its arguments).", name, bytes.TrimSpace(call.Bytes()), name)
 	}
 	metas := h.metaToolNames()
-	if near := closest(name, metas); near != "" {
+	if near := similar.Closest(name, metas); near != "" {
 		return fmt.Sprintf("unknown tool %q; did you mean %q? This gateway's tools are %s.", clip.Name(name), near, strings.Join(metas, ", "))
 	}
 	return h.unknownTool(name).Content[0].Text + "; a plugin tool is run through call_tool, not called directly"

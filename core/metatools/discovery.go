@@ -226,7 +226,7 @@ func (h *Handlers) unknownTool(name string) *protov1.Result {
 			near = append(near, core)
 		}
 	}
-	if typo := closest(name, cores); typo != "" && !slices.Contains(near, typo) {
+	if typo := similar.Closest(name, cores); typo != "" && !slices.Contains(near, typo) {
 		near = append([]string{typo}, near...)
 	}
 	if len(near) > 3 {
@@ -236,16 +236,6 @@ func (h *Handlers) unknownTool(name string) *protov1.Result {
 		return errorResult("unknown tool %q; find tools with filter_tools {\"query\": \"...\"}", clip.Name(name))
 	}
 	return errorResult("unknown tool %q; did you mean %s? (filter_tools finds tools by what they do)", clip.Name(name), strings.Join(quoteAll(near), ", "))
-}
-
-// closest is the option a name is probably a typo of. A name longer than
-// any a person types is a typo of none, and costs no edit distance, which
-// grows with the product of the lengths.
-func closest(name string, options []string) string {
-	if len(name) > clip.NameLimit {
-		return ""
-	}
-	return similar.Closest(name, options)
 }
 
 // metaToolNames are the names of the meta-tools, in tools/list order.
