@@ -18,6 +18,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/toolgate/toolgate/internal/testparts"
 )
 
 // Binaries are the executables Build made.
@@ -102,7 +104,7 @@ type Gateway struct {
 
 	mu     sync.Mutex
 	cmd    *exec.Cmd
-	stderr *syncWriter
+	stderr *testparts.Buffer
 }
 
 // Start runs a gateway for config and waits until it answers; it is
@@ -140,7 +142,7 @@ func (g *Gateway) StartAgain() {
 	g.t.Helper()
 	cmd := exec.Command(g.bin, "serve", "--config", g.config, "--http", g.addr)
 	cmd.Env = append(os.Environ(), g.env...)
-	stderr := &syncWriter{}
+	stderr := &testparts.Buffer{}
 	cmd.Stderr = stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
@@ -209,24 +211,6 @@ func (g *Gateway) Stderr() string {
 		return ""
 	}
 	return g.stderr.String()
-}
-
-// syncWriter is a buffer the process writes while a test reads it.
-type syncWriter struct {
-	mu sync.Mutex
-	w  bytes.Buffer
-}
-
-func (s *syncWriter) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.Write(p)
-}
-
-func (s *syncWriter) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.String()
 }
 
 // Run runs the toolgate binary with args and returns stdout, stderr and the
