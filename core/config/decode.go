@@ -33,6 +33,7 @@ type listenSpec struct {
 	TLSKey         *string    `hcl:"tls_key,optional"`
 	TLSKeyRange    hcl.Range  `hcl:"tls_key,attr_value_range"`
 	Metrics        *bool      `hcl:"metrics,optional"`
+	AllowUnauth    *bool      `hcl:"allow_unauthenticated,optional"`
 	OAuth          *oauthSpec `hcl:"oauth,block"`
 	SessionKey     *string    `hcl:"session_key,optional"`
 	SessionKeyRng  hcl.Range  `hcl:"session_key,attr_value_range"`
@@ -211,9 +212,12 @@ func (d *decoder) listen(cfg *Config, s *listenSpec) {
 	if s.Metrics != nil {
 		l.Metrics = *s.Metrics
 	}
+	if s.AllowUnauth != nil {
+		l.AllowUnauthenticated = *s.AllowUnauth
+	}
 	if s.HTTP != nil {
 		l.HTTP = *s.HTTP
-		cfg.httpFrom = pos(s.HTTPRange)
+		cfg.httpFrom, cfg.httpRange = pos(s.HTTPRange), s.HTTPRange
 		if msg := checkHTTPAddr(l.HTTP); msg != "" {
 			d.problem(s.HTTPRange, msg)
 		}
