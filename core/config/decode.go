@@ -113,7 +113,9 @@ type configSpec struct {
 }
 
 // Parse decodes and validates src; filename names it in positions and anchors relative
-// paths (the working directory for EmbeddedName).
+// paths (the working directory for EmbeddedName). A listen address that would serve the
+// network unauthenticated is refused by Layer, once the environment and flags that may
+// change the address, the tokens or the opt-in are known.
 func Parse(src []byte, filename string) (*Config, error) {
 	parser := hclparse.NewParser()
 	file, diags := parser.ParseHCL(src, filename)
