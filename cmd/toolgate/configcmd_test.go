@@ -147,11 +147,11 @@ func TestConfigValidateJSON(t *testing.T) {
 	}
 
 	good := filepath.Join(dir, "good.hcl")
-	if err := os.WriteFile(good, []byte("listen {\n  http = \"0.0.0.0:18400\"\n}\n"), 0o644); err != nil {
+	if err := os.WriteFile(good, []byte("listen {\n  http = \"0.0.0.0:18400\"\n  allow_unauthenticated = true\n}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	r = tg(t, nil, "config", "validate", "--output=json", good)
-	wantExit(t, r, 0, []string{`"valid": true`, `"problems": []`, `"warnings": [`, "is not loopback"}, nil)
+	wantExit(t, r, 0, []string{`"valid": true`, `"problems": []`, `"warnings": [`, "is not loopback", "allow_unauthenticated is set"}, nil)
 	wantExit(t, tg(t, nil, "config", "validate", "-o", "yaml", good), 2, nil, []string{`-o "yaml": want table or json`})
 	wantExit(t, tg(t, nil, "version", "-o", "json"), 0, []string{`"version": "`, `"plugin_protocol": 1`}, nil)
 }
@@ -166,8 +166,11 @@ func TestConfigValidateAppliesTheEnvironment(t *testing.T) {
 	}
 	r := tg(t, []string{"XDG_STATE_HOME=" + dir, "TOOLGATE_LISTEN_HTTP=not-an-address"}, "config", "validate", file)
 	wantExit(t, r, 1, nil, []string{"TOOLGATE_LISTEN_HTTP: "})
-	r = tg(t, []string{"XDG_STATE_HOME=" + dir, "TOOLGATE_LISTEN_HTTP=0.0.0.0:18999"}, "config", "validate", file)
-	wantExit(t, r, 0, []string{file + ": ok (1 plugin)\n"}, []string{"warning: TOOLGATE_LISTEN_HTTP: listen address \"0.0.0.0:18999\" is not loopback"})
+	// No bind: validate only reads the address.
+	r = tg(t, []string{"XDG_STATE_HOME=" + dir, "TOOLGATE_LISTEN_HTTP=0.0.0.0:18401"}, "config", "validate", file)
+	wantExit(t, r, 1, nil, []string{"TOOLGATE_LISTEN_HTTP: listen address \"0.0.0.0:18401\" is not loopback and no token or oauth is configured"})
+	r = tg(t, []string{"XDG_STATE_HOME=" + dir, "TOOLGATE_LISTEN_HTTP=0.0.0.0:18401", "TOOLGATE_TOKEN=t"}, "config", "validate", file)
+	wantExit(t, r, 0, []string{file + ": ok (1 plugin)\n"}, []string{"warning: TOOLGATE_LISTEN_HTTP: listen address \"0.0.0.0:18401\" is not loopback"})
 }
 
 // A misspelt TOOLGATE_* variable changes nothing; validate says which one was meant.

@@ -81,3 +81,14 @@ func TestServeWarnsOfMisspeltVariables(t *testing.T) {
 	r := tg(t, []string{"TOOLGATE_CALLTIMEOUT=5s"}, "serve", "--stdio", "--config", cfg) // stdin is empty: it ends at once
 	wantExit(t, r, 0, nil, []string{"[WARN]  toolgate: environment: TOOLGATE_CALLTIMEOUT is not a variable toolgate reads, so it changes nothing; did you mean TOOLGATE_CALL_TIMEOUT?"})
 }
+
+// serve refuses to open every tool to the network unauthenticated, whether
+// the address comes from the file, a flag or the environment, before it
+// binds anything or starts a plugin.
+func TestServeRefusesTheNetworkWithoutAuth(t *testing.T) {
+	cfg := bins.HelloConfig(t, t.TempDir(), "")
+	r := tg(t, nil, "serve", "--config", cfg, "--http", "0.0.0.0:18402")
+	wantExit(t, r, 2, nil, []string{`--http: listen address "0.0.0.0:18402" is not loopback and no token or oauth is configured`, "allow_unauthenticated = true"})
+	r = tg(t, []string{"TOOLGATE_LISTEN_HTTP=[::]:18403"}, "serve", "--config", cfg)
+	wantExit(t, r, 2, nil, []string{`TOOLGATE_LISTEN_HTTP: listen address "[::]:18403" is not loopback`, "TOOLGATE_LISTEN_ALLOW_UNAUTHENTICATED=true"})
+}

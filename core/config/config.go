@@ -47,8 +47,10 @@ type Config struct {
 	Warnings []string
 
 	// httpFrom says where Listen.HTTP was set ("file:line:col", an env variable, a
-	// flag), so a warning re-made after Layer still points at its source.
-	httpFrom string
+	// flag), so a warning re-made after Layer still points at its source;
+	// httpRange is that place when it is in the file (zero otherwise).
+	httpFrom  string
+	httpRange hcl.Range
 	// envRead are the variables the file's env() calls name, which the
 	// environment may hold whatever their name.
 	envRead map[string]bool
@@ -62,8 +64,12 @@ type Listen struct {
 	AllowedHosts   []string
 	TLSCert        string // both or neither; paths resolved against the config's directory
 	TLSKey         string
-	Metrics        bool   // serve Prometheus metrics at /metrics (default true)
-	OAuth          *OAuth // accept an authorization server's access tokens; nil = no `oauth {}` block
+	Metrics        bool // serve Prometheus metrics at /metrics (default true)
+	// AllowUnauthenticated lets a non-loopback HTTP address serve without
+	// tokens or OAuth, for a gateway behind something that authenticates
+	// every request; without it such a config is refused.
+	AllowUnauthenticated bool
+	OAuth                *OAuth // accept an authorization server's access tokens; nil = no `oauth {}` block
 	// SessionKeys seal legacy session state into session ids so that every
 	// replica sharing them serves every session; the first seals, all open.
 	// Empty = random ids held by one process.

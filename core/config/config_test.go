@@ -171,8 +171,9 @@ func TestWarnings(t *testing.T) {
 	}{
 		{`listen { http = "localhost:1" }`, nil},
 		{`listen { http = "[::1]:1" }`, nil},
-		{`listen { http = "0.0.0.0:8700" }`, []string{
-			`toolgate.hcl:1:17: listen address "0.0.0.0:8700" is not loopback, so other hosts can reach the gateway; no token is set, so any of them can call every tool`,
+		{`listen { http = "0.0.0.0:8700" }`, nil}, // an error, once Layer has run (see TestExposure)
+		{"listen {\n  http = \"0.0.0.0:8700\"\n  allow_unauthenticated = true\n}", []string{
+			`toolgate.hcl:2:10: listen address "0.0.0.0:8700" is not loopback, so other hosts can reach the gateway; allow_unauthenticated is set and no token or oauth is configured, so any of them can call every tool`,
 		}},
 		{"listen {\n  http  = \":8700\"\n  token = \"t\"\n}", []string{
 			`toolgate.hcl:2:11: listen address ":8700" is not loopback, so other hosts can reach the gateway; without tls_cert and tls_key, tokens cross the network in clear text`,

@@ -33,6 +33,7 @@ type listenSpec struct {
 	TLSKey         *string    `hcl:"tls_key,optional"`
 	TLSKeyRange    hcl.Range  `hcl:"tls_key,attr_value_range"`
 	Metrics        *bool      `hcl:"metrics,optional"`
+	AllowUnauth    *bool      `hcl:"allow_unauthenticated,optional"`
 	OAuth          *oauthSpec `hcl:"oauth,block"`
 	SessionKey     *string    `hcl:"session_key,optional"`
 	SessionKeyRng  hcl.Range  `hcl:"session_key,attr_value_range"`
@@ -112,7 +113,9 @@ type configSpec struct {
 }
 
 // Parse decodes and validates src; filename names it in positions and anchors relative
-// paths (the working directory for EmbeddedName).
+// paths (the working directory for EmbeddedName). A listen address that would serve the
+// network unauthenticated is refused by Layer, once the environment and flags that may
+// change the address, the tokens or the opt-in are known.
 func Parse(src []byte, filename string) (*Config, error) {
 	parser := hclparse.NewParser()
 	file, diags := parser.ParseHCL(src, filename)
@@ -211,9 +214,12 @@ func (d *decoder) listen(cfg *Config, s *listenSpec) {
 	if s.Metrics != nil {
 		l.Metrics = *s.Metrics
 	}
+	if s.AllowUnauth != nil {
+		l.AllowUnauthenticated = *s.AllowUnauth
+	}
 	if s.HTTP != nil {
 		l.HTTP = *s.HTTP
-		cfg.httpFrom = pos(s.HTTPRange)
+		cfg.httpFrom, cfg.httpRange = pos(s.HTTPRange), s.HTTPRange
 		if msg := checkHTTPAddr(l.HTTP); msg != "" {
 			d.problem(s.HTTPRange, msg)
 		}

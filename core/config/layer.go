@@ -42,6 +42,16 @@ var overrides = []override{
 		c.Listen.Tokens = []string{v}
 		return ""
 	}},
+	// No flag: opening the gateway to the network unauthenticated is written
+	// down where the deployment is described, not typed in passing.
+	{key: "listen.allow_unauthenticated", env: "TOOLGATE_LISTEN_ALLOW_UNAUTHENTICATED", apply: func(c *Config, v string) string {
+		b, err := strconv.ParseBool(strings.TrimSpace(v))
+		if err != nil {
+			return fmt.Sprintf("invalid value %q; write true or false", v)
+		}
+		c.Listen.AllowUnauthenticated = b
+		return ""
+	}},
 	// The session key has no flag: a secret on the command line shows in ps.
 	{key: "listen.session_key", env: "TOOLGATE_SESSION_KEY", apply: func(c *Config, v string) string {
 		keys, msg := parseSessionKeys(v)
@@ -124,12 +134,16 @@ func AddFlags(fs *pflag.FlagSet) {
 	fs.String("state-dir", "", "directory for manifests and other state (overrides gateway.state_dir)")
 }
 
-// Layer applies the environment (TOOLGATE_LISTEN_HTTP, TOOLGATE_TOKEN, TOOLGATE_SESSION_KEY, TOOLGATE_LOG_LEVEL,
+// Layer applies the environment (TOOLGATE_LISTEN_HTTP, TOOLGATE_TOKEN,
+// TOOLGATE_LISTEN_ALLOW_UNAUTHENTICATED, TOOLGATE_SESSION_KEY, TOOLGATE_LOG_LEVEL,
 // TOOLGATE_CALL_TIMEOUT, TOOLGATE_SHUTDOWN_GRACE, TOOLGATE_MAX_REQUEST_BYTES,
 // TOOLGATE_STATE_DIR) over the file, then the flags of flags that were set on the
 // command line (see AddFlags) over both. flags may be nil. Empty values are ignored, so
 // an exported-but-empty TOOLGATE_TOKEN cannot switch authentication off. Problems come
 // back as *Error naming the variable or flag; c is left unchanged for those settings.
+// Layer also refuses a non-loopback listen address without authentication (see
+// exposure): only once the environment and flags are in is it known whether the
+// address, the tokens and the opt-in all end up as the file wrote them.
 func (c *Config) Layer(flags *pflag.FlagSet) error {
 	byEnv := map[string]*override{}
 	byFlag := map[string]*override{}
@@ -181,10 +195,13 @@ func (c *Config) Layer(flags *pflag.FlagSet) error {
 			continue
 		}
 		if o.key == "listen.http" {
-			c.httpFrom = from[o.key]
+			c.httpFrom, c.httpRange = from[o.key], hcl.Range{}
 		}
 	}
 	c.refreshWarnings()
+	if d := c.exposure(); d != nil {
+		diags = append(diags, d)
+	}
 	c.Warnings = append(c.Warnings, c.envTypos(os.Environ())...)
 	if diags.HasErrors() {
 		return &Error{Diagnostics: diags}

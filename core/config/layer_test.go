@@ -195,7 +195,10 @@ func TestLayerBlankToken(t *testing.T) {
 
 func TestLayerWarnings(t *testing.T) {
 	clearLayerEnv(t)
-	c, err := Parse([]byte(`listen { http = "0.0.0.0:8700" }`), "toolgate.hcl")
+	c, err := Parse([]byte(`listen {
+  http                  = "0.0.0.0:8700"
+  allow_unauthenticated = true
+}`), "toolgate.hcl")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -187,25 +187,3 @@ func (d *decoder) crossCheck(specs []pluginSpec) {
 		}
 	}
 }
-
-// refreshWarnings re-derives Warnings from the current values, so Layer can change
-// Listen and keep them true.
-func (c *Config) refreshWarnings() {
-	c.Warnings = nil
-	l := c.Listen
-	if l.HTTP == "" || isLoopback(l.HTTP) {
-		return
-	}
-	msg := fmt.Sprintf("listen address %q is not loopback, so other hosts can reach the gateway", l.HTTP)
-	switch {
-	case len(l.Tokens) == 0 && l.OAuth == nil:
-		msg += "; no token is set, so any of them can call every tool"
-	case l.TLSCert == "":
-		msg += "; without tls_cert and tls_key, tokens cross the network in clear text"
-	}
-	where := c.httpFrom
-	if where == "" {
-		where = c.File
-	}
-	c.Warnings = append(c.Warnings, where+": "+msg)
-}

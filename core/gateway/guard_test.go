@@ -10,6 +10,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"errors"
 	"io"
 	"math/big"
 	"net"
@@ -266,23 +267,41 @@ func TestServeHTTPShutdownEndsListeningStreams(t *testing.T) {
 	}
 }
 
-func TestServeHTTPWarnsOnOpenNonLoopbackBind(t *testing.T) {
+// A non-loopback bind with no authentication is refused, unless the
+// operator opted in, which is served with a loud warning.
+func TestServeHTTPRefusesOpenNonLoopbackBind(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		addr   string
 		tokens []string
+		allow  bool
+		refuse bool
 		warn   bool
 	}{
-		{"loopback", "127.0.0.1:0", nil, false},
-		{"all interfaces without token", "0.0.0.0:0", nil, true},
-		{"all interfaces with token", "0.0.0.0:0", []string{"s3cret"}, false},
+		{name: "loopback", addr: "127.0.0.1:0"},
+		{name: "all interfaces without token", addr: "0.0.0.0:0", refuse: true},
+		{name: "all interfaces without token, allowed", addr: "0.0.0.0:0", allow: true, warn: true},
+		{name: "all interfaces with token", addr: "0.0.0.0:0", tokens: []string{"s3cret"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var logs bytes.Buffer
 			f := newFixture(t, func(o *Options) {
-				o.Tokens = tc.tokens
+				o.Tokens, o.AllowUnauthenticated = tc.tokens, tc.allow
 				o.Logger = hclog.New(&hclog.LoggerOptions{Output: &syncWriter{w: &logs}, Level: hclog.Warn})
 			})
+			if tc.refuse {
+				ctx, cancel := context.WithCancel(context.Background())
+				err := f.srv.ServeHTTP(ctx, tc.addr, func(net.Addr) {
+					t.Error("served an open non-loopback address")
+					cancel()
+				})
+				cancel()
+				var uerr *UnauthenticatedError
+				if !errors.As(err, &uerr) || uerr.Addr == "" {
+					t.Fatalf("ServeHTTP = %v, want an *UnauthenticatedError naming the address", err)
+				}
+				return
+			}
 			_, cancel, done := serve(t, f, tc.addr)
 			cancel()
 			if err := <-done; err != nil {

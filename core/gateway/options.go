@@ -54,6 +54,9 @@ type Options struct {
 	MaxRequestBytes int64
 	// Tokens are the accepted HTTP bearer tokens; empty means no authentication.
 	Tokens []string
+	// AllowUnauthenticated lets ServeHTTP serve a non-loopback address
+	// with neither Tokens nor OAuth; without it that is refused.
+	AllowUnauthenticated bool
 	// AllowedOrigins and AllowedHosts extend the loopback names an HTTP request's
 	// Origin and Host may carry.
 	AllowedOrigins, AllowedHosts []string

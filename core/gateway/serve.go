@@ -25,11 +25,24 @@ var errShuttingDown = errors.New("the gateway is shutting down and the shutdown 
 // grace have to write their "shutting down" result before connections close.
 const shutdownAnswerWindow = 2 * time.Second
 
+// UnauthenticatedError is ServeHTTP refusing to serve every tool to the
+// network without authentication.
+type UnauthenticatedError struct {
+	Addr string // the address bound, not loopback
+}
+
+func (e *UnauthenticatedError) Error() string {
+	return fmt.Sprintf("refusing to serve MCP on %s without authentication: it is not loopback, so anyone who can reach it could run every tool; "+
+		"set a bearer token or oauth, bind 127.0.0.1, or set allow_unauthenticated when something in front of the gateway authenticates", e.Addr)
+}
+
 // ServeHTTP serves streamable HTTP at /mcp on addr (HTTPS when TLSCert and
 // TLSKey are set). ready, if not nil, is called with the bound address once
 // connections are accepted. It returns nil when ctx ends, after a graceful
 // shutdown: /readyz fails at once, calls in flight get the grace to finish
-// while the listener still serves, then listening streams end.
+// while the listener still serves, then listening streams end. A
+// non-loopback address with neither Tokens nor OAuth is refused with an
+// *UnauthenticatedError unless AllowUnauthenticated.
 func (s *Server) ServeHTTP(ctx context.Context, addr string, ready func(net.Addr)) error {
 	var tlsConfig *tls.Config
 	if s.opts.TLSCert != "" {
@@ -45,8 +58,12 @@ func (s *Server) ServeHTTP(ctx context.Context, addr string, ready func(net.Addr
 		return fmt.Errorf("listen on %s: %w", addr, err)
 	}
 	if !isLoopback(ln.Addr()) && len(s.opts.Tokens) == 0 && s.opts.OAuth == nil {
-		s.log.Warn("SECURITY WARNING: serving MCP on a non-loopback address without a bearer token: "+
-			"anyone who can reach this address can run every tool; set a token or bind 127.0.0.1",
+		if !s.opts.AllowUnauthenticated {
+			_ = ln.Close()
+			return &UnauthenticatedError{Addr: ln.Addr().String()}
+		}
+		s.log.Warn("SECURITY WARNING: serving MCP on a non-loopback address without authentication, as allow_unauthenticated says: "+
+			"anyone who can reach this address can run every tool",
 			"addr", ln.Addr().String())
 	}
 	scheme := "http"

@@ -34,7 +34,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -164,7 +163,7 @@ func Load(path string) (*Scenario, error) {
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, syntaxError(path, err)
+		return nil, syntaxError(path, data, err)
 	}
 	if len(doc.Content) == 0 {
 		return nil, &LoadError{File: path, Problem: "the file is empty; a scenario needs a steps list"}
@@ -182,7 +181,7 @@ func Load(path string) (*Scenario, error) {
 		if errors.As(err, &se) {
 			return nil, &LoadError{File: path, Line: se.line, Problem: se.problem}
 		}
-		return nil, syntaxError(path, err)
+		return nil, syntaxError(path, data, err)
 	}
 	s.File = path
 	if s.Name == "" {
@@ -202,21 +201,6 @@ func Load(path string) (*Scenario, error) {
 		}
 	}
 	return &s, s.check()
-}
-
-// yamlLine is how yaml.v3 starts a message about a place in the file; it has
-// no error type that carries the line.
-var yamlLine = regexp.MustCompile(`^(?:yaml: )?line (\d+): `)
-
-// syntaxError is a LoadError at the file:line the YAML parser complains of.
-func syntaxError(path string, err error) *LoadError {
-	msg := err.Error()
-	if m := yamlLine.FindStringSubmatch(msg); m != nil {
-		if line, aerr := strconv.Atoi(m[1]); aerr == nil {
-			return &LoadError{File: path, Line: line, Problem: msg[len(m[0]):]}
-		}
-	}
-	return &LoadError{File: path, Problem: strings.TrimPrefix(msg, "yaml: ")}
 }
 
 func (s *Scenario) check() error {

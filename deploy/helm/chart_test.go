@@ -105,7 +105,9 @@ func kinds(objs map[string]object) []string {
 }
 
 // loadConfig loads the ConfigMap's HCL the way `toolgate serve` does, with the
-// environment the Deployment gives the container.
+// environment the Deployment gives the container, and layers that
+// environment over it (where a config that would serve the network
+// unauthenticated is refused).
 func loadConfig(t *testing.T, objs map[string]object, env map[string]string) *config.Config {
 	t.Helper()
 	hcl, _ := objs["ConfigMap"].get("data", "toolgate.hcl").(string)
@@ -120,6 +122,9 @@ func loadConfig(t *testing.T, objs map[string]object, env map[string]string) *co
 		t.Setenv(k, v)
 	}
 	cfg, err := config.Load(path)
+	if err == nil {
+		err = cfg.Layer(nil)
+	}
 	if err != nil {
 		t.Fatalf("the rendered config does not load: %v\n%s", err, hcl)
 	}
@@ -190,8 +195,8 @@ func TestDefaultsRender(t *testing.T) {
 	if !slices.Equal(cfg.Listen.AllowedHosts, wantHosts) {
 		t.Errorf("allowed_hosts = %v, want %v", cfg.Listen.AllowedHosts, wantHosts)
 	}
-	if !slices.Equal(cfg.Listen.Tokens, []string{"generated"}) {
-		t.Errorf("tokens = %v, want the one from the Secret", cfg.Listen.Tokens)
+	if !slices.Equal(cfg.Listen.Tokens, []string{"generated"}) || cfg.Listen.AllowUnauthenticated {
+		t.Errorf("tokens = %v, allow_unauthenticated %v; want the one from the Secret, and no opt-in to serving without it", cfg.Listen.Tokens, cfg.Listen.AllowUnauthenticated)
 	}
 	if cfg.Gateway.ShutdownGrace != 25*time.Second || cfg.Gateway.StateDir != "/var/lib/toolgate" || !cfg.Listen.Metrics {
 		t.Errorf("gateway = %+v, metrics %v; want shutdown_grace 25s, state_dir on the emptyDir, metrics on", cfg.Gateway, cfg.Listen.Metrics)
@@ -322,8 +327,14 @@ func TestExistingSecretAndNoAuth(t *testing.T) {
 	if got, want := containerEnv(objs["Deployment"]), []string{"POD_IP", "HOME", "TOOLGATE_SESSION_KEY"}; !slices.Equal(got, want) {
 		t.Errorf("container env without auth %v, want %v", got, want)
 	}
-	if cfg := loadConfig(t, objs, map[string]string{"POD_IP": "10.0.0.1"}); len(cfg.Listen.Tokens) != 0 {
-		t.Errorf("tokens %v with auth off, want none", cfg.Listen.Tokens)
+	// The gateway serves all interfaces without a token only when told to,
+	// and says so at every start.
+	cfg := loadConfig(t, objs, map[string]string{"POD_IP": "10.0.0.1"})
+	if len(cfg.Listen.Tokens) != 0 || !cfg.Listen.AllowUnauthenticated {
+		t.Errorf("tokens %v, allow_unauthenticated %v with auth off; want none, and the opt-in set", cfg.Listen.Tokens, cfg.Listen.AllowUnauthenticated)
+	}
+	if len(cfg.Warnings) != 1 || !strings.Contains(cfg.Warnings[0], "allow_unauthenticated is set") {
+		t.Errorf("warnings with auth off %q, want the one that says anyone can call every tool", cfg.Warnings)
 	}
 }
 
