@@ -41,12 +41,16 @@ func splitYAMLError(err error) (string, int) {
 	return strings.TrimPrefix(msg, "yaml: "), 0
 }
 
+// linearScan is how many lines faultLine walks back one by one; a longer
+// file is first narrowed by bisection, so a fault near the top of a long
+// file costs a few dozen parses, not one per line.
+const linearScan = 64
+
 // faultLine is the line, counted from 1, where data starts failing to parse
 // with problem: the first line of the last run of prefixes of whole lines that
 // all fail with it. Lines after the fault change nothing; lines before it
-// parse, or fail otherwise (a quoted string not closed yet). It parses data
-// once for each line from the fault to the end: scenarios are short, and
-// this runs only on a broken one.
+// parse, or fail otherwise (a quoted string not closed yet). It runs only on
+// a broken file.
 func faultLine(data []byte, problem string) int {
 	var ends []int // ends[i] is the length of the first i+1 lines
 	for i, b := range data {
@@ -58,6 +62,18 @@ func faultLine(data []byte, problem string) int {
 		ends = append(ends, len(data))
 	}
 	n := len(ends)
+	// Bisect while the run is long: lo lines are known not to fail with
+	// problem (or lo is 0), hi lines are known to.
+	lo, hi := 0, n
+	for hi-lo > linearScan {
+		mid := lo + (hi-lo)/2
+		if failsWith(data[:ends[mid-1]], problem) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	n = hi
 	for n > 1 && failsWith(data[:ends[n-2]], problem) {
 		n--
 	}

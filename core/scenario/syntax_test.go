@@ -43,3 +43,34 @@ func TestSyntaxErrorLines(t *testing.T) {
 		})
 	}
 }
+
+// A long scenario is narrowed by bisection before the walk back, so its
+// fault is found at the same line as in a short one wherever it lies.
+func TestSyntaxErrorLinesLongFile(t *testing.T) {
+	steps := func(n int) string {
+		s := ""
+		for i := 0; i < n; i++ {
+			s += "  - call: a\n    args: {}\n"
+		}
+		return s
+	}
+	for _, tc := range []struct {
+		name string
+		body string
+		line int
+	}{
+		{"fault near the top", "steps:\n  - call: a\n    name: b\n   args: {}\n" + steps(3000), 4},
+		{"fault near the end", "steps:\n" + steps(3000) + "  - call: a\n    name: b\n   args: {}\n" + steps(3), 6004},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Load(write(t, tc.body))
+			var le *LoadError
+			if !errors.As(err, &le) {
+				t.Fatalf("Load = %v, want a *LoadError", err)
+			}
+			if le.Line != tc.line || le.Problem != "did not find expected '-' indicator" {
+				t.Errorf("Load = %q, want line %d: did not find expected '-' indicator", le, tc.line)
+			}
+		})
+	}
+}
