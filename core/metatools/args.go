@@ -1,6 +1,7 @@
 package metatools
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -22,6 +23,55 @@ func jsonFields(v any) map[string]bool {
 		}
 	}
 	return out
+}
+
+// entryAt names the entry of a map argument whose value is not of the type
+// te wanted, as ".key" to follow the argument's name (labels.tier), the way
+// get_prompt names its arguments: encoding/json names only the map. raw is
+// the argument's value; "" when the argument itself has the wrong type.
+func entryAt(into any, te *json.UnmarshalTypeError, raw json.RawMessage) string {
+	t := fieldType(into, te.Field)
+	if t == nil || t.Kind() != reflect.Map || t.Elem() != te.Type {
+		return ""
+	}
+	// In the order given, so the entry named is the one whose kind
+	// te.Value reports, the first that failed.
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return ""
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		var v json.RawMessage
+		if dec.Decode(&v) != nil {
+			return ""
+		}
+		if json.Unmarshal(v, reflect.New(t.Elem()).Interface()) != nil {
+			return fmt.Sprintf(".%s", key)
+		}
+	}
+	return ""
+}
+
+// fieldType is the type of the field of struct *into whose JSON name is
+// name, or nil.
+func fieldType(into any, name string) reflect.Type {
+	t := reflect.TypeOf(into)
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct {
+		return nil
+	}
+	for i := 0; i < t.NumField(); i++ {
+		if n, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); n == name {
+			return t.Field(i).Type
+		}
+	}
+	return nil
 }
 
 func knownList(known map[string]bool) string {
