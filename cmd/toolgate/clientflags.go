@@ -141,7 +141,7 @@ func startGateway(ctx context.Context, configPath string) (*inProcess, error) {
 	if os.Getenv("TOOLGATE_LOG_LEVEL") != "" {
 		level = hclog.LevelFromString(cfg.Gateway.LogLevel)
 	}
-	logger := hclog.New(&hclog.LoggerOptions{Name: "toolgate", Level: level, Output: os.Stderr})
+	logger := gatewayLogger(cfg, level)
 
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	ready := make(chan net.Addr, 1)
