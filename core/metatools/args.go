@@ -86,6 +86,9 @@ func knownList(known map[string]bool) string {
 	return strings.Join(names, ", ")
 }
 
+// MaxLimit is the most items a listing or search answers at once.
+const MaxLimit = 1000
+
 // paging validates a meta-tool's limit and offset arguments, defaulting the
 // limit to def.
 func paging(tool string, limit, offset *int, def int) (l, o int, err error) {
@@ -99,8 +102,8 @@ func paging(tool string, limit, offset *int, def int) (l, o int, err error) {
 	switch {
 	case l <= 0:
 		return 0, 0, &ArgumentError{Tool: tool, Argument: "limit", Problem: "must be at least 1"}
-	case l > 1000:
-		return 0, 0, &ArgumentError{Tool: tool, Argument: "limit", Problem: "must be at most 1000"}
+	case l > MaxLimit:
+		return 0, 0, &ArgumentError{Tool: tool, Argument: "limit", Problem: fmt.Sprintf("must be at most %d", MaxLimit)}
 	case o < 0:
 		return 0, 0, &ArgumentError{Tool: tool, Argument: "offset", Problem: "must not be negative"}
 	}
