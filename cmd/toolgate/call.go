@@ -222,13 +222,11 @@ func callHint(d *client.ToolDescription, res *client.ToolResult) string {
 		State string `json:"state"`
 	}
 	_ = json.Unmarshal(d.PluginState, &ps)
-	switch ps.State {
-	case "stopped":
-		return fmt.Sprintf("plugin %s is stopped; toolgate plugins start %s starts it", d.Plugin, d.Plugin)
-	case "failed", "restarting":
-		return fmt.Sprintf("toolgate plugins status %s shows plugin %s's last error; toolgate plugins restart %s tries again once it is fixed", d.Plugin, d.Plugin, d.Plugin)
+	hint := downHint(d.Plugin, ps.State)
+	if hint != "" {
+		hint = fmt.Sprintf("plugin %s is %s; %s", d.Plugin, ps.State, hint)
 	}
-	return ""
+	return hint
 }
 
 func isToolError(err error) bool {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/toolgate/toolgate/core/client"
 	"github.com/toolgate/toolgate/core/config"
+	"github.com/toolgate/toolgate/core/metatools"
 )
 
 // clientFlags are the flags of every command that talks to a gateway.
@@ -46,13 +47,14 @@ func addOutputFlag(cmd *cobra.Command, fs *pflag.FlagSet, output *string) {
 
 // addPageFlags defines --limit and --offset of a listing of what, refused
 // out of range before any call: the client leaves a limit of 0 to the
-// gateway's default, a page the user did not ask for.
+// gateway's default, a page the user did not ask for, and the gateway's
+// refusal of a larger one would name its meta-tool's argument.
 func addPageFlags(c *cobra.Command, page *client.Page, what string, limit int) {
 	c.Flags().IntVar(&page.Limit, "limit", limit, "at most this many "+what)
 	c.Flags().IntVar(&page.Offset, "offset", 0, "skip this many "+what)
 	c.PreRunE = func(*cobra.Command, []string) error {
-		if page.Limit < 1 {
-			return fmt.Errorf("--limit %d: want 1 or more", page.Limit)
+		if page.Limit < 1 || page.Limit > metatools.MaxLimit {
+			return fmt.Errorf("--limit %d: want 1 to %d", page.Limit, metatools.MaxLimit)
 		}
 		if page.Offset < 0 {
 			return fmt.Errorf("--offset %d: want 0 or more", page.Offset)
@@ -141,7 +143,7 @@ func startGateway(ctx context.Context, configPath string) (*inProcess, error) {
 	if os.Getenv("TOOLGATE_LOG_LEVEL") != "" {
 		level = hclog.LevelFromString(cfg.Gateway.LogLevel)
 	}
-	logger := hclog.New(&hclog.LoggerOptions{Name: "toolgate", Level: level, Output: os.Stderr})
+	logger := gatewayLogger(cfg, level)
 
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	ready := make(chan net.Addr, 1)
@@ -190,9 +192,18 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// toolFailure turns a meta-tool's isError answer into its message on stderr
-// and exit status 1; other errors pass through (exit status 2).
+// toolFailure turns a meta-tool's isError answer, or a failure that puts it
+// in the CLI's words, into its message (and hint) on stderr and exit status
+// 1; other errors pass through (exit status 2).
 func toolFailure(cmd *cobra.Command, err error) error {
+	var f *failure
+	if errors.As(err, &f) {
+		fmt.Fprintln(cmd.ErrOrStderr(), "error:", f.message)
+		if f.hint != "" {
+			fmt.Fprintln(cmd.ErrOrStderr(), "hint:", f.hint)
+		}
+		return exitError{code: 1}
+	}
 	var te *client.ToolError
 	if errors.As(err, &te) {
 		fmt.Fprintln(cmd.ErrOrStderr(), "error:", te.Message)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -77,6 +78,29 @@ func TestConfigStartsGatewayInProcess(t *testing.T) {
 
 	r = tg(t, nil, "tools", "list", "--config", cfg, "--url", "http://127.0.0.1:1/mcp")
 	wantExit(t, r, 2, nil, []string{"either --url or --config"})
+}
+
+// A client command's in-process gateway tells the config's warnings as serve
+// does: once, on stderr, so -o json output stays JSON.
+func TestConfigWarnsAsServeDoes(t *testing.T) {
+	cfg := bins.HelloConfig(t, t.TempDir(), `listen {
+  http  = "0.0.0.0:18150"
+  token = "s3cret"
+}`)
+	r := tg(t, []string{"TOOLGATE_CALLTIMEOUT=5s"}, "tools", "list", "--config", cfg, "-o", "json")
+	wantExit(t, r, 0, nil, nil)
+	var list struct{ Total int }
+	if err := json.Unmarshal([]byte(r.stdout), &list); err != nil || list.Total != 4 {
+		t.Errorf("tools list -o json with warnings: %v %+v\n%s", err, list, r.stdout)
+	}
+	for _, want := range []string{
+		`listen address "0.0.0.0:18150" is not loopback`,
+		"environment: TOOLGATE_CALLTIMEOUT is not a variable toolgate reads, so it changes nothing; did you mean TOOLGATE_CALL_TIMEOUT?",
+	} {
+		if n := strings.Count(r.stderr, want); n != 1 {
+			t.Errorf("stderr says %q %d times, want once:\n%s", want, n, r.stderr)
+		}
+	}
 }
 
 func TestBadOutputFormat(t *testing.T) {

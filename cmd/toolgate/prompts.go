@@ -30,7 +30,8 @@ func promptsCmd() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return show(cmd, &f, func(ctx context.Context, s *session) (*client.PromptList, error) {
-				return s.ListPrompts(ctx, plugin, page)
+				l, err := s.ListPrompts(ctx, plugin, page)
+				return l, pluginFlagFailure(ctx, s, plugin, err)
 			}, func(l *client.PromptList) error {
 				rows := make([][]string, 0, len(l.Prompts))
 				for _, p := range l.Prompts {

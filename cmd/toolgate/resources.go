@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -30,7 +31,8 @@ func resourcesCmd() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return show(cmd, &f, func(ctx context.Context, s *session) (*client.ResourceList, error) {
-				return s.ListResources(ctx, plugin, page)
+				l, err := s.ListResources(ctx, plugin, page)
+				return l, pluginFlagFailure(ctx, s, plugin, err)
 			}, func(l *client.ResourceList) error {
 				rows := make([][]string, 0, len(l.Resources))
 				for _, r := range l.Resources {
@@ -62,6 +64,9 @@ func resourcesCmd() *cobra.Command {
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: completeResources(&f),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if args[0] == "" {
+				return errors.New(`URI "": want a resource's URI, as toolgate resources list shows them`)
+			}
 			s, err := f.connect(cmd)
 			if err != nil {
 				return err
@@ -69,7 +74,7 @@ func resourcesCmd() *cobra.Command {
 			defer s.Close()
 			contents, err := s.ReadResource(cmd.Context(), args[0])
 			if err != nil {
-				return toolFailure(cmd, err)
+				return toolFailure(cmd, readFailure(cmd.Context(), s, args[0], err))
 			}
 			for i := range contents {
 				rc := &contents[i]

@@ -44,10 +44,7 @@ func serveCmd() *cobra.Command {
 			if err := cfg.Layer(cmd.Flags()); err != nil {
 				return err
 			}
-			logger := hclog.New(&hclog.LoggerOptions{Name: "toolgate", Level: hclog.LevelFromString(cfg.Gateway.LogLevel), Output: os.Stderr})
-			for _, w := range cfg.Warnings {
-				logger.Warn(w)
-			}
+			logger := gatewayLogger(cfg, hclog.LevelFromString(cfg.Gateway.LogLevel))
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			return serve(ctx, cfg, logger, in, out, nil)
@@ -57,6 +54,18 @@ func serveCmd() *cobra.Command {
 	c.Flags().BoolVar(&stdio, "stdio", false, "serve MCP on stdin/stdout instead of HTTP")
 	config.AddFlags(c.Flags())
 	return c
+}
+
+// gatewayLogger is the logger of a gateway serving cfg, on stderr at level,
+// once it has told the config's warnings (a non-loopback listen address, a
+// misspelt TOOLGATE_* variable): serve and the gateway a client command runs
+// for --config both tell them as they start.
+func gatewayLogger(cfg *config.Config, level hclog.Level) hclog.Logger {
+	logger := hclog.New(&hclog.LoggerOptions{Name: "toolgate", Level: level, Output: os.Stderr})
+	for _, w := range cfg.Warnings {
+		logger.Warn(w)
+	}
+	return logger
 }
 
 // serve runs the gateway until ctx ends: stop taking work, let calls in flight

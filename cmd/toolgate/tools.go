@@ -4,12 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
 	"github.com/toolgate/toolgate/core/client"
+	"github.com/toolgate/toolgate/core/metatools"
 )
 
 func init() { clientCommands = append(clientCommands, toolsCmd) }
@@ -37,7 +40,12 @@ func toolsListCmd(f *clientFlags) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return show(cmd, f, func(ctx context.Context, s *session) (*client.ToolList, error) {
-				return s.ListTools(ctx, plugin, page)
+				list, err := s.ListTools(ctx, plugin, page)
+				if err != nil {
+					return nil, pluginFlagFailure(ctx, s, plugin, err)
+				}
+				pastEndNote(list, page.Offset)
+				return list, nil
 			}, func(list *client.ToolList) error {
 				if err := toolTable(cmd, list, false); err != nil {
 					return err
@@ -70,12 +78,26 @@ func toolsSearchCmd(f *clientFlags) *cobra.Command {
 			if len(args) == 1 {
 				filter.Query = args[0]
 			}
+			// Refused here, as the gateway would, in the CLI's words.
+			if n := utf8.RuneCountInString(filter.Query); n > metatools.MaxQueryLen {
+				return fmt.Errorf("QUERY is %d characters long; at most %d: say in a few words what the tool should do", n, metatools.MaxQueryLen)
+			}
+			if _, err := path.Match(filter.Pattern, ""); err != nil {
+				return fmt.Errorf("--pattern %q: %v; want a glob on tool names, such as 'x_k8s_*'", filter.Pattern, err)
+			}
 			var err error
 			if filter.Labels, err = keyValues("--label", labels); err != nil {
 				return err
 			}
 			return show(cmd, f, func(ctx context.Context, s *session) (*client.ToolList, error) {
-				return s.FilterTools(ctx, filter)
+				list, err := s.FilterTools(ctx, filter)
+				if err != nil {
+					return nil, pluginFlagFailure(ctx, s, filter.Plugin, err)
+				}
+				if !toollessNote(ctx, s, list, filter.Plugin) {
+					pastEndNote(list, filter.Offset)
+				}
+				return list, nil
 			}, func(list *client.ToolList) error {
 				return toolTable(cmd, list, filter.Query != "")
 			})

@@ -118,9 +118,50 @@ func TestToolsSearchWeakMatch(t *testing.T) {
 	}
 
 	r = tg(t, nil, "tools", "search", "--plugin", "cluster", url)
-	wantExit(t, r, 0, []string{`Plugin "cluster" has no tools`, "failed"}, nil)
+	wantExit(t, r, 0, []string{`Plugin "cluster" has no tools`, "failed", "toolgate plugins restart cluster tries again once it is fixed"}, nil)
+	noMetaWords(t, r)
 	if strings.Contains(r.stdout, "NAME") {
 		t.Errorf("an empty tool table before the note:\n%s", r.stdout)
+	}
+	r = tg(t, nil, "tools", "search", "--plugin", "cluster", url, "-o", "json")
+	wantExit(t, r, 0, []string{"toolgate plugins restart cluster"}, nil)
+	noMetaWords(t, r)
+}
+
+// tools search says what is wrong with its flags and what its notes advise
+// in its own words, not the meta-tools' the gateway answers with.
+func TestToolsSearchInCLIWords(t *testing.T) {
+	_, url := helloGateway(t)
+	for _, tt := range []struct {
+		args           []string
+		code           int
+		stdout, stderr string
+	}{
+		{[]string{"--plugin", "helo"}, 1, "", `error: --plugin "helo": no plugin has that name; did you mean "hello"? The plugins are hello.`},
+		{[]string{"--offset", "50"}, 0, "--offset 50 is past the end: there are 4; --offset 0 starts from the first", ""},
+		{[]string{"--pattern", "x_[hello"}, 2, "", `--pattern "x_[hello": syntax error in pattern`},
+		{[]string{"--limit", "5000"}, 2, "", "--limit 5000: want 1 to 1000"},
+		{[]string{strings.Repeat("é", 1001)}, 2, "", "QUERY is 1001 characters long; at most 1000"},
+	} {
+		r := tg(t, nil, append([]string{"tools", "search", url}, tt.args...)...)
+		var stdout, stderr []string
+		if tt.stdout != "" {
+			stdout = []string{tt.stdout}
+		}
+		if tt.stderr != "" {
+			stderr = []string{tt.stderr}
+		}
+		wantExit(t, r, tt.code, stdout, stderr)
+		noMetaWords(t, r)
+	}
+	// tools list pages the same way, and every listing takes --plugin so.
+	r := tg(t, nil, "tools", "list", "--offset", "50", url)
+	wantExit(t, r, 0, []string{"--offset 50 is past the end"}, nil)
+	noMetaWords(t, r)
+	for _, listing := range []string{"tools", "resources", "prompts"} {
+		r := tg(t, nil, listing, "list", "--plugin", "nope", url)
+		wantExit(t, r, 1, nil, []string{`error: --plugin "nope": no plugin has that name; the plugins are hello`})
+		noMetaWords(t, r)
 	}
 }
 

@@ -1,6 +1,7 @@
 package metatools
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -24,6 +25,55 @@ func jsonFields(v any) map[string]bool {
 	return out
 }
 
+// entryAt names the entry of a map argument whose value is not of the type
+// te wanted, as ".key" to follow the argument's name (labels.tier), the way
+// get_prompt names its arguments: encoding/json names only the map. raw is
+// the argument's value; "" when the argument itself has the wrong type.
+func entryAt(into any, te *json.UnmarshalTypeError, raw json.RawMessage) string {
+	t := fieldType(into, te.Field)
+	if t == nil || t.Kind() != reflect.Map || t.Elem() != te.Type {
+		return ""
+	}
+	// In the order given, so the entry named is the one whose kind
+	// te.Value reports, the first that failed.
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return ""
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		var v json.RawMessage
+		if dec.Decode(&v) != nil {
+			return ""
+		}
+		if json.Unmarshal(v, reflect.New(t.Elem()).Interface()) != nil {
+			return fmt.Sprintf(".%s", key)
+		}
+	}
+	return ""
+}
+
+// fieldType is the type of the field of struct *into whose JSON name is
+// name, or nil.
+func fieldType(into any, name string) reflect.Type {
+	t := reflect.TypeOf(into)
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct {
+		return nil
+	}
+	for i := 0; i < t.NumField(); i++ {
+		if n, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); n == name {
+			return t.Field(i).Type
+		}
+	}
+	return nil
+}
+
 func knownList(known map[string]bool) string {
 	names := make([]string, 0, len(known))
 	for k := range known {
@@ -35,6 +85,9 @@ func knownList(known map[string]bool) string {
 	}
 	return strings.Join(names, ", ")
 }
+
+// MaxLimit is the most items a listing or search answers at once.
+const MaxLimit = 1000
 
 // paging validates a meta-tool's limit and offset arguments, defaulting the
 // limit to def.
@@ -49,8 +102,8 @@ func paging(tool string, limit, offset *int, def int) (l, o int, err error) {
 	switch {
 	case l <= 0:
 		return 0, 0, &ArgumentError{Tool: tool, Argument: "limit", Problem: "must be at least 1"}
-	case l > 1000:
-		return 0, 0, &ArgumentError{Tool: tool, Argument: "limit", Problem: "must be at most 1000"}
+	case l > MaxLimit:
+		return 0, 0, &ArgumentError{Tool: tool, Argument: "limit", Problem: fmt.Sprintf("must be at most %d", MaxLimit)}
 	case o < 0:
 		return 0, 0, &ArgumentError{Tool: tool, Argument: "offset", Problem: "must not be negative"}
 	}

@@ -99,11 +99,11 @@ func (h *Handlers) unknownPlugin(tool, name string) error {
 
 func quote(s string) string { b, _ := json.Marshal(s); return string(b) }
 
-// maxQueryLen bounds a filter_tools query. A request in words is far
+// MaxQueryLen bounds a filter_tools query, in characters. A request in words is far
 // shorter; ranking a query grows faster than its length (a single word of
 // 20,000 letters takes seconds), so a huge one would hold the call, and a
 // CPU, for minutes.
-const maxQueryLen = 1000
+const MaxQueryLen = 1000
 
 // firstListingWait bounds how long a listing or search waits for plugins that have
 // not yet told their tools (the first moments after the gateway starts, or
@@ -152,9 +152,9 @@ func (h *Handlers) filterTools(ctx context.Context, raw json.RawMessage, _ proto
 			return nil, h.unknownPlugin("filter_tools", in.Plugin)
 		}
 	}
-	if n := utf8.RuneCountInString(in.Query); n > maxQueryLen {
+	if n := utf8.RuneCountInString(in.Query); n > MaxQueryLen {
 		return nil, &ArgumentError{Tool: "filter_tools", Argument: "query", Problem: fmt.Sprintf(
-			"is %d characters long; at most %d: say in a few words what you want to do", n, maxQueryLen)}
+			"is %d characters long; at most %d: say in a few words what you want to do", n, MaxQueryLen)}
 	}
 	limit, lo, err := paging("filter_tools", in.Limit, in.Offset, 5)
 	if err != nil {

@@ -110,7 +110,7 @@ func decode(tool string, raw json.RawMessage, into any) error {
 	if err := json.Unmarshal(raw, into); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
-			return &ArgumentError{Tool: tool, Argument: te.Field, Problem: typeProblem(te)}
+			return &ArgumentError{Tool: tool, Argument: te.Field + entryAt(into, te, fields[te.Field]), Problem: typeProblem(te)}
 		}
 		return &ArgumentError{Tool: tool, Problem: err.Error()}
 	}

@@ -148,6 +148,11 @@ func TestArgumentErrorsNameTheArgument(t *testing.T) {
 		{"list_tools", `{"offset":100000000000000000000}`, `argument "offset": 100000000000000000000 is out of range`},
 		{"list_tools", `{"plugin":true}`, `argument "plugin": expected a string, got a boolean`},
 		{"call_tool", `{"name":["x"]}`, `argument "name": expected a string, got an array`},
+		// A label's value of the wrong type: the key at fault is named,
+		// the first of two.
+		{"filter_tools", `{"labels":{"tier":5}}`, `filter_tools: argument "labels.tier": expected a string, got a number`},
+		{"filter_tools", `{"labels":{"team":"a","tier":["x"],"zone":1}}`, `argument "labels.tier": expected a string, got an array`},
+		{"filter_tools", `{"labels":["tier"]}`, `argument "labels": expected an object, got an array`},
 		{"filter_tools", `{"pattern":"[x"}`, `argument "pattern": bad tool name pattern "[x"`},
 		{"filter_tools", `[1,2]`, `arguments must be a JSON object`},
 		{"describe_tool", `{}`, `argument "name": is required`},
@@ -412,7 +417,7 @@ func TestExample(t *testing.T) {
 }
 
 func FuzzDecodeArguments(f *testing.F) {
-	for _, s := range []string{`{}`, `{"query":"x","limit":3}`, `{"labels":{"a":"b"}}`, `null`, `[]`, `{"limit":1e400}`, `{"offset":-1}`, `"x"`} {
+	for _, s := range []string{`{}`, `{"query":"x","limit":3}`, `{"labels":{"a":"b"}}`, `{"labels":{"a":"b","c":[1]}}`, `null`, `[]`, `{"limit":1e400}`, `{"offset":-1}`, `"x"`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
