@@ -26,7 +26,7 @@ var errTooManyTasks = errors.New("too many tasks")
 // issues the id the client will know it by.
 func (s *Server) createTask(ctx context.Context, se *session, args json.RawMessage, ttlMs *int64, caps *protov1.PeerCapabilities) (string, protov1.Task, error) {
 	who := se.owner
-	if !s.taskIndex.reserve(who, s.taskShare()) {
+	if !s.taskIndex.reserve(who) {
 		s.log.Warn("task refused: per-principal task limit reached", "limit", s.taskShare(),
 			"issuer", who.Issuer, "subject", who.Subject, "client", who.Client)
 		return "", protov1.Task{}, errTooManyTasks
@@ -54,14 +54,8 @@ func (s *Server) createTask(ctx context.Context, se *session, args json.RawMessa
 }
 
 // taskShare is how many tasks one principal may hold in the plugins
-// through this process: all the index keeps when every client is the same
-// principal (a lower cap would only lower the total), else a tenth of it.
-func (s *Server) taskShare() int {
-	if s.onePrincipal() {
-		return maxIndexedTasks
-	}
-	return maxTasksPerPrincipal
-}
+// through this process: its share of what the index keeps.
+func (s *Server) taskShare() int { return s.shareOf(maxIndexedTasks) }
 
 // tooManyTasks is the refusal of errTooManyTasks.
 func (s *Server) tooManyTasks(env *envelope) rpcResponse {
