@@ -21,6 +21,11 @@ type taskIndex struct {
 	// being created.
 	held    principalShares
 	pending map[Principal]int
+	// lost are the tasks whose plugin process ended (tasklost.go); ends
+	// counts the ends, and ended holds each plugin's last.
+	lost  map[string]lostTask
+	ends  uint64
+	ended map[string]pluginEnd
 }
 
 type indexedTask struct {
@@ -29,6 +34,7 @@ type indexedTask struct {
 	// session created the task and hears of its status ("" for none).
 	session string
 	expires time.Time // zero: no ttl
+	ttlMs   *int64
 }
 
 // maxIndexedTasks bounds the index, so a client cannot grow it without end.
@@ -42,6 +48,7 @@ const maxIndexedTasks = 10000
 func (ix *taskIndex) init(share int) {
 	ix.tasks, ix.byRef = map[string]indexedTask{}, map[taskRef]string{}
 	ix.held, ix.pending = newPrincipalShares(share), map[Principal]int{}
+	ix.lost, ix.ended = map[string]lostTask{}, map[string]pluginEnd{}
 }
 
 // reserve takes a place for a task who is about to create; false when who
@@ -163,7 +170,7 @@ func (ix *taskIndex) drop(id string) {
 	ix.remove(id)
 }
 
-// of returns who's tasks that have not expired, by id.
+// of returns who's tasks that have not expired, by id, the lost with them.
 func (ix *taskIndex) of(who Principal) []string {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
@@ -175,6 +182,15 @@ func (ix *taskIndex) of(who Principal) []string {
 			continue
 		}
 		if t.owner == who {
+			ids = append(ids, id)
+		}
+	}
+	for id, l := range ix.lost {
+		if !l.expires.IsZero() && now.After(l.expires) {
+			delete(ix.lost, id)
+			continue
+		}
+		if l.owner == who {
 			ids = append(ids, id)
 		}
 	}
