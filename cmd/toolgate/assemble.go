@@ -142,6 +142,9 @@ func assemble(ctx context.Context, cfg *config.Config, topts telemetry.Options, 
 			}
 		},
 		OnEvent: func(e supervisor.Event) {
+			if how, ok := processEnded(e); ok && front != nil {
+				front.PluginEnded(e.Plugin, how)
+			}
 			if handlers != nil {
 				// The instructions name the plugins that are down.
 				handlers.PluginsChanged()

@@ -68,7 +68,6 @@ func New(opts Options) (*Server, error) {
 		defs:      make(map[string]mcp.Tool, len(opts.Tools)),
 		resources: make(map[string]bool, len(opts.Resources)),
 		maxBytes:  opts.MaxRequestBytes,
-		spent:     newSpentStates(maxSpentStates),
 		closed:    make(chan struct{}),
 	}
 	if s.log == nil {
@@ -77,6 +76,8 @@ func New(opts Options) (*Server, error) {
 	if s.maxBytes == 0 {
 		s.maxBytes = DefaultMaxRequestBytes
 	}
+	s.spent = newSpentStates(maxSpentStates, s.shareOf(maxSpentStates))
+	s.taskIndex.init(s.taskShare())
 	if err := s.check(); err != nil {
 		return nil, err
 	}

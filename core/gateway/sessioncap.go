@@ -20,34 +20,20 @@ var errSessionsFull = errors.New("session limit reached")
 // MaxSessionsPerPrincipal already.
 var errPrincipalSessionsFull = errors.New("per-principal session limit reached")
 
-// principalShare is the part of MaxSessions one principal may hold by
-// default when several principals can connect, and the part of the tasks
-// a process keeps that one principal may hold.
-const principalShare = 10
-
-// maxSessionsPerPrincipal is MaxSessionsPerPrincipal, or by default
-// MaxSessions when only one principal can connect (no authentication, or a
-// single static token: a lower cap would only lower the total) and a tenth
-// of it otherwise.
+// maxSessionsPerPrincipal is MaxSessionsPerPrincipal, or by default one
+// principal's share of MaxSessions (principalshares.go).
 func (s *Server) maxSessionsPerPrincipal() int {
 	if n := s.opts.MaxSessionsPerPrincipal; n > 0 {
 		return n
 	}
-	if s.onePrincipal() {
-		return s.maxSessions()
-	}
-	return max(1, s.maxSessions()/principalShare)
+	return s.shareOf(s.maxSessions())
 }
-
-// onePrincipal reports whether every HTTP client is the same principal:
-// there is no OAuth and at most one static token.
-func (s *Server) onePrincipal() bool { return s.opts.OAuth == nil && len(s.opts.Tokens) <= 1 }
 
 // sessionCount is how many sessions a front holds, in all and by principal.
 type sessionCount struct {
 	mu    sync.Mutex
 	total int
-	by    map[Principal]int
+	by    principalShares
 }
 
 // reserve takes a place for a new session of who, or says which cap is
@@ -56,17 +42,17 @@ func (t *httpTransport) reserve(who Principal) error {
 	c := &t.held
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.by.held == nil {
+		c.by = newPrincipalShares(t.srv.maxSessionsPerPrincipal())
+	}
 	switch {
 	case c.total >= t.srv.maxSessions():
 		return errSessionsFull
-	case c.by[who] >= t.srv.maxSessionsPerPrincipal():
+	case c.by.full(who, 0):
 		return errPrincipalSessionsFull
 	}
-	if c.by == nil {
-		c.by = map[Principal]int{}
-	}
 	c.total++
-	c.by[who]++
+	c.by.take(who)
 	return nil
 }
 
@@ -76,9 +62,7 @@ func (t *httpTransport) release(who Principal) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.total--
-	if c.by[who]--; c.by[who] <= 0 {
-		delete(c.by, who)
-	}
+	c.by.give(who)
 }
 
 // refuseSession answers a request whose session reserve refused: 503 while

@@ -17,7 +17,7 @@ import (
 // record is full the retry is refused: dropping an id before its state
 // expires would let that state run its call again.
 
-// maxSpentStates bounds the ids one gateway remembers (about 60 bytes
+// maxSpentStates bounds the ids one gateway remembers (about 110 bytes
 // each).
 const maxSpentStates = 100_000
 
@@ -45,28 +45,25 @@ func (e *spentFullError) Error() string {
 }
 
 // spentStates remembers the ids of the states that ran their call, each
-// until its state expires. One principal may hold a tenth of it, so one
-// client cannot use up what every other needs.
+// until its state expires. One principal may hold its share of it
+// (principalshares.go), so one client cannot use up what every other
+// needs.
 type spentStates struct {
-	max, perPrincipal int
+	max int
 
 	mu       sync.Mutex
 	ids      map[stateID]struct{}
 	byExpiry spentHeap
-	held     map[Principal]*share
+	held     principalShares
 }
 
 // stateID is an inputState's ID, decoded: half the size of its text.
 type stateID [16]byte
 
-// share counts what one principal holds; its spent states point to it.
-type share struct {
-	who  Principal
-	held int
-}
-
-func newSpentStates(limit int) *spentStates {
-	return &spentStates{max: limit, perPrincipal: max(1, limit/10), ids: map[stateID]struct{}{}, held: map[Principal]*share{}}
+// newSpentStates remembers up to limit ids, share of them used by one
+// principal.
+func newSpentStates(limit, share int) *spentStates {
+	return &spentStates{max: limit, ids: map[stateID]struct{}{}, held: newPrincipalShares(share)}
 }
 
 // spend records the state id, good until the unix second expires, as used
@@ -79,19 +76,15 @@ func (ss *spentStates) spend(id stateID, expires int64, who Principal, now time.
 	if _, ok := ss.ids[id]; ok {
 		return errStateSpent
 	}
-	sh := ss.held[who]
 	switch {
-	case sh != nil && sh.held >= ss.perPrincipal:
-		return &spentFullError{Held: sh.held, Principal: true, Until: ss.firstOf(sh)}
+	case ss.held.full(who, 0):
+		return &spentFullError{Held: ss.held.of(who), Principal: true, Until: ss.firstOf(who)}
 	case len(ss.ids) >= ss.max:
 		return &spentFullError{Held: len(ss.ids), Until: time.Unix(ss.byExpiry[0].expires+1, 0)}
-	case sh == nil:
-		sh = &share{who: who}
-		ss.held[who] = sh
 	}
 	ss.ids[id] = struct{}{}
-	sh.held++
-	heap.Push(&ss.byExpiry, spent{id: id, expires: expires, of: sh})
+	ss.held.take(who)
+	heap.Push(&ss.byExpiry, spent{id: id, expires: expires, of: who})
 	return nil
 }
 
@@ -101,18 +94,16 @@ func (ss *spentStates) expire(now time.Time) {
 	for len(ss.byExpiry) > 0 && now.Unix() > ss.byExpiry[0].expires {
 		s := heap.Pop(&ss.byExpiry).(spent)
 		delete(ss.ids, s.id)
-		if s.of.held--; s.of.held == 0 {
-			delete(ss.held, s.of.who)
-		}
+		ss.held.give(s.of)
 	}
 }
 
-// firstOf is when the first state of sh frees its place; the caller holds
-// mu. Only a full principal's refusal asks, so a linear walk is rare.
-func (ss *spentStates) firstOf(sh *share) time.Time {
+// firstOf is when the first state of who frees its place; the caller
+// holds mu. Only a full principal's refusal asks, so a linear walk is rare.
+func (ss *spentStates) firstOf(who Principal) time.Time {
 	first := int64(0)
 	for _, s := range ss.byExpiry {
-		if s.of == sh && (first == 0 || s.expires < first) {
+		if s.of == who && (first == 0 || s.expires < first) {
 			first = s.expires
 		}
 	}
@@ -129,7 +120,7 @@ func (ss *spentStates) len() int {
 type spent struct {
 	id      stateID
 	expires int64
-	of      *share
+	of      Principal
 }
 
 // spentHeap orders spent states by expiry, the first to expire on top.

@@ -22,7 +22,7 @@ func TestSpentStates(t *testing.T) {
 	exp := now.Add(DefaultInputStateTTL).Unix()
 	alice, bob := Principal{Subject: "alice"}, Principal{Subject: "bob"}
 	id := func(s string) stateID { var id stateID; copy(id[:], s); return id }
-	ss := newSpentStates(20) // 2 per principal
+	ss := newSpentStates(20, 2)
 
 	if err := ss.spend(id("a"), exp, alice, now); err != nil {
 		t.Fatalf("first spend: %v", err)
@@ -148,7 +148,7 @@ func TestAcceptedConfirmationRunsOnce(t *testing.T) {
 // state, the call is answered, not run, and says why.
 func TestSpentStatesFullAnswersTheCall(t *testing.T) {
 	f := newFixture(t, nil)
-	f.srv.spent = newSpentStates(1)
+	f.srv.spent = newSpentStates(1, 1)
 	c := newHTTPConn(t, startHTTP(t, f).URL+"/mcp", nil)
 	elicit := `{"asks":[{"method":"elicitation/create","params":` + confirmAsk + `}]}`
 	round := func(id int) (string, []message) {

@@ -26,11 +26,12 @@ var errTooManyTasks = errors.New("too many tasks")
 // issues the id the client will know it by.
 func (s *Server) createTask(ctx context.Context, se *session, args json.RawMessage, ttlMs *int64, caps *protov1.PeerCapabilities) (string, protov1.Task, error) {
 	who := se.owner
-	if !s.taskIndex.reserve(who, s.taskShare()) {
+	if !s.taskIndex.reserve(who) {
 		s.log.Warn("task refused: per-principal task limit reached", "limit", s.taskShare(),
 			"issuer", who.Issuer, "subject", who.Subject, "client", who.Client)
 		return "", protov1.Task{}, errTooManyTasks
 	}
+	since := s.taskIndex.endCount()
 	plugin, t, err := s.opts.Tasks.Runner.StartTask(ctx, args, ttlMs, caps)
 	var h taskHandle
 	if err == nil {
@@ -46,22 +47,19 @@ func (s *Server) createTask(ctx context.Context, se *session, args json.RawMessa
 		entry.session = se.id
 	}
 	if t.TTLMs != nil {
-		entry.expires = time.Now().Add(time.Duration(*t.TTLMs) * time.Millisecond)
+		entry.expires, entry.ttlMs = time.Now().Add(time.Duration(*t.TTLMs)*time.Millisecond), t.TTLMs
 	}
 	s.taskIndex.add(id, entry)
 	s.log.Debug("task created", "plugin", plugin, "task", t.ID)
+	if lost, ok := s.lostInCreation(ctx, id, h, since); ok {
+		return id, lost, nil
+	}
 	return id, t, nil
 }
 
 // taskShare is how many tasks one principal may hold in the plugins
-// through this process: all the index keeps when every client is the same
-// principal (a lower cap would only lower the total), else a tenth of it.
-func (s *Server) taskShare() int {
-	if s.onePrincipal() {
-		return maxIndexedTasks
-	}
-	return maxTasksPerPrincipal
-}
+// through this process: its share of what the index keeps.
+func (s *Server) taskShare() int { return s.shareOf(maxIndexedTasks) }
 
 // tooManyTasks is the refusal of errTooManyTasks.
 func (s *Server) tooManyTasks(env *envelope) rpcResponse {
@@ -92,8 +90,14 @@ func (s *Server) resolveTask(ctx context.Context, who Principal, id string) (tas
 // is still the one created when id was issued: this process has not made
 // the plugin's task again since, and the plugin reports the creation time
 // it reported then. A task the plugin replaced is errUnknownTask, and
-// forgotten.
+// forgotten; one its plugin's process took with it is failed
+// (tasklost.go).
 func (s *Server) currentTask(ctx context.Context, id string, h taskHandle) (protov1.Task, error) {
+	// A task whose process ended is not asked for: the plugin's new process
+	// may have given its id to another.
+	if l, ok := s.taskIndex.lostTask(id); ok {
+		return l.task(), nil
+	}
 	if s.taskIndex.superseded(id, h) {
 		return protov1.Task{}, errUnknownTask
 	}

@@ -109,12 +109,21 @@ func (s *Server) serveTaskExt(ctx context.Context, se *session, env *envelope) (
 			if p.InputResponses == nil {
 				return errorResponse(env.ID, codeInvalidParams, "tasks/update: params.inputResponses is required (answers keyed like the task's inputRequests)"), true
 			}
-			s.taskInputs.answer(ctx, runner, h.taskRef, p.InputResponses, s.log.Warn)
-			s.taskWatchers.changed(h.taskRef)
+			// An ended task asks nothing; the requests pending under its
+			// plugin's id after its process ended are another task's.
+			if !terminal(t.Status) {
+				s.taskInputs.answer(ctx, runner, h.taskRef, p.InputResponses, s.log.Warn)
+				s.taskWatchers.changed(h.taskRef)
+			}
 			result = map[string]any{}
 		case mcp.MethodTasksCancel:
 			// A task that has already ended is acknowledged: cancelling is
-			// cooperative, and it simply ended otherwise.
+			// cooperative, and it simply ended otherwise. One its plugin's
+			// process took is not asked for (tasklost.go).
+			if terminal(t.Status) {
+				result = map[string]any{}
+				break
+			}
 			if _, err = runner.CancelTask(ctx, h.Plugin, h.ID); err != nil {
 				if now, gerr := s.currentTask(ctx, p.TaskID, h); gerr == nil && terminal(now.Status) {
 					err = nil

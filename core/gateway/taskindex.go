@@ -17,9 +17,15 @@ type taskIndex struct {
 	// status notices and to tell an id issued before the plugin gave its
 	// task id again.
 	byRef map[taskRef]string
-	// held counts each principal's tasks; pending, those being created.
-	held    map[Principal]int
+	// held counts each principal's tasks against its share; pending, those
+	// being created.
+	held    principalShares
 	pending map[Principal]int
+	// lost are the tasks whose plugin process ended (tasklost.go); ends
+	// counts the ends, and ended holds each plugin's last.
+	lost  map[string]lostTask
+	ends  uint64
+	ended map[string]pluginEnd
 }
 
 type indexedTask struct {
@@ -28,35 +34,31 @@ type indexedTask struct {
 	// session created the task and hears of its status ("" for none).
 	session string
 	expires time.Time // zero: no ttl
+	ttlMs   *int64
 }
 
 // maxIndexedTasks bounds the index, so a client cannot grow it without end.
 const maxIndexedTasks = 10000
 
-// maxTasksPerPrincipal is one principal's share of the tasks this process
-// created that the plugins still hold, when several principals can
-// connect: past it, a new task of theirs is refused until one of theirs
-// expires or is gone, so that no principal fills the plugins (nor the
-// index, whose entries the others would lose from tasks/list, and their
-// status notices and requests with them).
-const maxTasksPerPrincipal = maxIndexedTasks / principalShare
-
-func (ix *taskIndex) init() {
-	if ix.tasks == nil {
-		ix.tasks, ix.byRef = map[string]indexedTask{}, map[taskRef]string{}
-		ix.held, ix.pending = map[Principal]int{}, map[Principal]int{}
-	}
+// init readies the index; share is how many of the tasks the plugins
+// still hold one principal may have created: past it, a new task of theirs
+// is refused until one of theirs expires or is gone, so that no principal
+// fills the plugins (nor the index, whose entries the others would lose
+// from tasks/list, and their status notices and requests with them).
+func (ix *taskIndex) init(share int) {
+	ix.tasks, ix.byRef = map[string]indexedTask{}, map[taskRef]string{}
+	ix.held, ix.pending = newPrincipalShares(share), map[Principal]int{}
+	ix.lost, ix.ended = map[string]lostTask{}, map[string]pluginEnd{}
 }
 
 // reserve takes a place for a task who is about to create; false when who
-// holds share tasks already. add or unreserve gives it back.
-func (ix *taskIndex) reserve(who Principal, share int) bool {
+// holds its share already. add or unreserve gives it back.
+func (ix *taskIndex) reserve(who Principal) bool {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	ix.init()
-	if ix.held[who]+ix.pending[who] >= share {
+	if ix.held.full(who, ix.pending[who]) {
 		ix.dropExpired(time.Now(), func(t indexedTask) bool { return t.owner == who })
-		if ix.held[who]+ix.pending[who] >= share {
+		if ix.held.full(who, ix.pending[who]) {
 			return false
 		}
 	}
@@ -84,21 +86,20 @@ func (ix *taskIndex) release(who Principal) {
 func (ix *taskIndex) add(id string, t indexedTask) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	ix.init()
 	ix.release(t.owner)
 	ix.remove(id)
 	if older, ok := ix.byRef[t.handle.taskRef]; ok {
 		ix.remove(older)
 	}
 	switch {
-	case ix.held[t.owner] > 0 && len(ix.tasks) >= maxIndexedTasks:
+	case ix.held.of(t.owner) > 0 && len(ix.tasks) >= maxIndexedTasks:
 		ix.evict(time.Now(), func(o indexedTask) bool { return o.owner == t.owner })
 	case len(ix.tasks) >= maxIndexedTasks:
 		ix.evict(time.Now(), func(indexedTask) bool { return true })
 	}
 	ix.tasks[id] = t
 	ix.byRef[t.handle.taskRef] = id
-	ix.held[t.owner]++
+	ix.held.take(t.owner)
 }
 
 // remove drops id; the caller holds mu.
@@ -111,9 +112,7 @@ func (ix *taskIndex) remove(id string) {
 		delete(ix.byRef, t.handle.taskRef)
 	}
 	delete(ix.tasks, id)
-	if ix.held[t.owner]--; ix.held[t.owner] == 0 {
-		delete(ix.held, t.owner)
-	}
+	ix.held.give(t.owner)
 }
 
 // find returns the id and entry of the latest creation of a plugin's task.
@@ -171,7 +170,7 @@ func (ix *taskIndex) drop(id string) {
 	ix.remove(id)
 }
 
-// of returns who's tasks that have not expired, by id.
+// of returns who's tasks that have not expired, by id, the lost with them.
 func (ix *taskIndex) of(who Principal) []string {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
@@ -183,6 +182,15 @@ func (ix *taskIndex) of(who Principal) []string {
 			continue
 		}
 		if t.owner == who {
+			ids = append(ids, id)
+		}
+	}
+	for id, l := range ix.lost {
+		if !l.expires.IsZero() && now.After(l.expires) {
+			delete(ix.lost, id)
+			continue
+		}
+		if l.owner == who {
 			ids = append(ids, id)
 		}
 	}

@@ -16,14 +16,15 @@ func indexed(who Principal, id string, expires time.Time) indexedTask {
 func TestTaskIndexCapsEachPrincipal(t *testing.T) {
 	alice, bob := Principal{Issuer: "token", Subject: "0"}, Principal{Issuer: "token", Subject: "1"}
 	var ix taskIndex
+	ix.init(maxTasksPerPrincipal)
 	now := time.Now()
-	if !ix.reserve(bob, maxTasksPerPrincipal) {
+	if !ix.reserve(bob) {
 		t.Fatal("bob's first task refused")
 	}
 	ix.add("bob-task", indexed(bob, "bob", now.Add(time.Hour)))
 	made := 0
 	for i := range maxIndexedTasks {
-		if !ix.reserve(alice, maxTasksPerPrincipal) {
+		if !ix.reserve(alice) {
 			break
 		}
 		ix.add(fmt.Sprintf("alice-%d", i), indexed(alice, fmt.Sprint(i), now.Add(2*time.Hour)))
@@ -35,7 +36,7 @@ func TestTaskIndexCapsEachPrincipal(t *testing.T) {
 	if _, _, ok := ix.find(taskRef{Plugin: "p", ID: "bob"}); !ok || len(ix.of(bob)) != 1 {
 		t.Fatal("bob's task was dropped to make room for alice's")
 	}
-	if !ix.reserve(bob, maxTasksPerPrincipal) {
+	if !ix.reserve(bob) {
 		t.Fatal("bob refused while alice holds her share")
 	}
 	ix.unreserve(bob)
@@ -43,7 +44,7 @@ func TestTaskIndexCapsEachPrincipal(t *testing.T) {
 	first := ix.tasks["alice-0"]
 	first.expires = now.Add(-time.Second)
 	ix.tasks["alice-0"] = first
-	if !ix.reserve(alice, maxTasksPerPrincipal) {
+	if !ix.reserve(alice) {
 		t.Fatal("alice still refused after one of her tasks expired")
 	}
 }
@@ -53,10 +54,11 @@ func TestTaskIndexCapsEachPrincipal(t *testing.T) {
 func TestTaskIndexForgetsReplacedTasks(t *testing.T) {
 	alice, bob := Principal{Issuer: "token", Subject: "0"}, Principal{Issuer: "token", Subject: "1"}
 	var ix taskIndex
+	ix.init(maxTasksPerPrincipal)
 	old, newer := indexed(alice, "t1", time.Time{}), indexed(bob, "t1", time.Time{})
-	ix.reserve(alice, maxTasksPerPrincipal)
+	ix.reserve(alice)
 	ix.add("alice-id", old)
-	ix.reserve(bob, maxTasksPerPrincipal)
+	ix.reserve(bob)
 	ix.add("bob-id", newer)
 	if !ix.superseded("alice-id", old.handle) || ix.superseded("bob-id", newer.handle) {
 		t.Error("alice's id of the replaced task is not superseded, or bob's is")

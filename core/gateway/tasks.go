@@ -81,12 +81,22 @@ func (s *Server) serveTask(ctx context.Context, se *session, env *envelope) (res
 		case mcp.MethodTasksGet:
 			result = taskJSON(p.TaskID, t)
 		case mcp.MethodTasksCancel:
+			if l, lost := s.taskIndex.lostTask(p.TaskID); lost {
+				return errorResponse(env.ID, codeInvalidParams, fmt.Sprintf("tasks/cancel: task %s has already ended: %s", quoteTaskID(p.TaskID), l.why)), true
+			}
 			t, err = tasks.Runner.CancelTask(ctx, h.Plugin, h.ID)
 			result = taskJSON(p.TaskID, t)
 		case mcp.MethodTasksResult:
+			if l, lost := s.taskIndex.lostTask(p.TaskID); lost {
+				return s.taskAnswer(env, lostResult(p.TaskID, l)), true
+			}
 			stop := s.forwardTaskInputs(ctx, se, p.TaskID, h.taskRef)
 			result, err = s.taskResult(ctx, tasks.Runner, h.taskRef, p.TaskID)
 			stop()
+			if l, lost := s.taskIndex.lostTask(p.TaskID); err != nil && lost {
+				// Its process ended while the result was awaited.
+				return s.taskAnswer(env, lostResult(p.TaskID, l)), true
+			}
 		}
 	}
 	if err != nil {
