@@ -3,9 +3,10 @@ package supervisor
 // BeginShutdown tells the supervisor the gateway is shutting down, and
 // returns at once. No start begins any more; a start under way is abandoned
 // and its process ended, and every call waiting for the plugin to run is
-// answered at once that the gateway is shutting down: the start would only
-// end, if ever, by the end of the shutdown grace, as a plugin to stop. A
-// running plugin keeps serving the calls in flight until Run's ctx ends.
+// answered at once that the gateway is shutting down, where it would
+// otherwise wait through the whole shutdown grace for a start that is
+// stopped at its end. A running plugin keeps serving calls until Run's ctx
+// ends.
 func (s *Supervisor) BeginShutdown() {
 	s.closingOnce.Do(func() { close(s.closing) })
 }
@@ -43,6 +44,8 @@ func (s *Supervisor) abandonStart(o *owner) {
 	s.set(o, Stopped, "gateway shutting down", nil)
 }
 
+// shutdown is the owner's last act, once Run's ctx ends: whatever runs or
+// starts is stopped.
 func (s *Supervisor) shutdown(o *owner) {
 	s.stopPlugin(o, "gateway shutting down", "stopped because the gateway is shutting down")
 	s.set(o, Stopped, "gateway shutting down", nil)
