@@ -104,6 +104,9 @@ func serveWith(ctx context.Context, cfg *config.Config, topts telemetry.Options,
 		gw.plugins.Wait()
 	}()
 	gw.plugins.Run(pluginCtx)
+	// A call waiting for a plugin to start is answered when the shutdown
+	// begins, not kept through the grace that is for calls in flight.
+	defer context.AfterFunc(ctx, gw.plugins.BeginShutdown)()
 
 	if in != nil {
 		// The one line an IDE's MCP log shows before anything goes wrong, and

@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/toolgate/toolgate/core/catalog"
+	"github.com/toolgate/toolgate/internal/testparts"
 )
 
 // A request for something not in the catalog right after start-up waits for
@@ -113,5 +114,26 @@ func TestReplacedBinaryIsAskedAgain(t *testing.T) {
 	}
 	if st := sup.Status(); st.State != Running || m.Untold("a") {
 		t.Errorf("after the wait for the replaced plugin: %s, untold %v", st.State, m.Untold("a"))
+	}
+}
+
+// AwaitCatalog's error names each plugin once: the supervisor's own error
+// already says which plugin cannot be waited for.
+func TestAwaitCatalogNamesThePluginOnce(t *testing.T) {
+	logs := &testparts.Buffer{}
+	m := NewManager([]Spec{{Name: "slow", Path: testPlugin, StartTimeout: time.Hour,
+		Env: []string{"PATH=" + os.Getenv("PATH"), "TESTPLUGIN_HANG_CONFIGURE=1"}}},
+		ManagerOptions{Catalog: catalog.New(), Store: catalog.ManifestStore{Dir: t.TempDir()}, Policy: fast,
+			Logger: hclog.New(&hclog.LoggerOptions{Output: logs, Level: hclog.Info})})
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(func() { cancel(); m.Wait() })
+	m.Run(ctx)
+	waitLog(t, logs, "hanging in configure")
+	// Any deadline ends the wait: the start hangs for an hour.
+	wait, stop := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer stop()
+	err := m.AwaitOwner(wait, "x_slow_echo")
+	if err == nil || strings.Count(err.Error(), `plugin "slow"`) != 1 {
+		t.Errorf("AwaitOwner of a plugin whose start hangs: %v, want one error naming the plugin once", err)
 	}
 }

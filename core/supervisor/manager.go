@@ -133,9 +133,13 @@ func (m *Manager) AwaitCatalog(ctx context.Context, names ...string) error {
 	var wg sync.WaitGroup
 	for i, s := range wait {
 		wg.Go(func() {
-			if err := s.Start(ctx); err != nil {
-				errs[i] = fmt.Errorf("plugin %q: %w", s.spec.Name, err)
+			err := s.Start(ctx)
+			var unavailable *UnavailableError
+			if err != nil && !errors.As(err, &unavailable) {
+				// An UnavailableError names the plugin already.
+				err = fmt.Errorf("plugin %q: %w", s.spec.Name, err)
 			}
+			errs[i] = err
 		})
 	}
 	wg.Wait()

@@ -72,6 +72,7 @@ func (s *Supervisor) Run(ctx context.Context) {
 	if s.spec.AutoStart {
 		begin(false)
 	}
+	closing := s.closing
 	for {
 		var exited <-chan struct{}
 		if o.plugin != nil {
@@ -85,6 +86,10 @@ func (s *Supervisor) Run(ctx context.Context) {
 		case <-ctx.Done():
 			s.shutdown(o)
 			return
+
+		case <-closing:
+			closing = nil
+			s.abandonStart(o)
 
 		case c := <-s.cmds:
 			c.reply <- s.command(o, c.kind, begin)
@@ -196,6 +201,9 @@ func (o *owner) stopTimer() {
 }
 
 func (s *Supervisor) command(o *owner, kind cmdKind, begin func(bool)) error {
+	if kind != cmdStop && s.isClosing() {
+		return s.shuttingDown(o.status.State, false)
+	}
 	switch kind {
 	case cmdStart, cmdLearn:
 		switch o.status.State {
@@ -268,6 +276,10 @@ func (s *Supervisor) failed(o *owner, reason string, stderr []string, permanent 
 	}
 	o.status.Restarts++
 	switch {
+	case s.isClosing():
+		// Nobody waits for a restart the gateway would stop at once.
+		o.status.NextTry = time.Time{}
+		s.set(o, Stopped, reason+"; not restarted: the gateway is shutting down", nil)
 	case permanent:
 		o.status.NextTry = time.Time{}
 		s.set(o, Failed, reason, nil)
@@ -321,11 +333,6 @@ func (s *Supervisor) stopPlugin(o *owner, reason, cut string) {
 	}
 	s.dropPlugin(o)
 	p.Stop(s.policy.StopGrace)
-}
-
-func (s *Supervisor) shutdown(o *owner) {
-	s.stopPlugin(o, "gateway shutting down", "stopped because the gateway is shutting down")
-	s.set(o, Stopped, "gateway shutting down", nil)
 }
 
 // set records a transition, then publishes the snapshot and wakes waiters.

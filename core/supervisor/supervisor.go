@@ -73,15 +73,19 @@ type Supervisor struct {
 	lastUsed atomic.Int64  // unix nanos
 	// taskHold is when the last task the plugin runs may be gone (unix
 	// nanos): an idle stop before then would end tasks clients still follow.
-	taskHold  atomic.Int64
-	done      chan struct{}
-	startTime func() time.Time
+	taskHold atomic.Int64
+	// closing is closed by BeginShutdown: no start any more, and nobody
+	// waits for one.
+	closing     chan struct{}
+	closingOnce sync.Once
+	done        chan struct{}
+	startTime   func() time.Time
 }
 
 // New returns a supervisor for spec; nothing runs until Run.
 func New(spec Spec, policy Policy, hooks Hooks, logger hclog.Logger) *Supervisor {
 	s := &Supervisor{spec: spec, policy: policy.withDefaults(), hooks: hooks, log: logger.Named(spec.Name),
-		cmds: make(chan command), done: make(chan struct{}), startTime: time.Now}
+		cmds: make(chan command), closing: make(chan struct{}), done: make(chan struct{}), startTime: time.Now}
 	s.snap.Store(&snapshot{status: Status{Name: spec.Name, State: Lazy, Since: time.Now()}, changed: make(chan struct{})})
 	return s
 }
@@ -105,7 +109,7 @@ func (s *Supervisor) send(ctx context.Context, kind cmdKind) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	case <-s.done:
-		return &UnavailableError{Plugin: s.spec.Name, State: Stopped, Reason: "the gateway is shutting down"}
+		return s.shuttingDown(Stopped, false)
 	}
 	select {
 	case err := <-c.reply:
@@ -151,12 +155,20 @@ func (s *Supervisor) Restart(ctx context.Context) error {
 // restarting and stopping until ctx ends. A failed or stopped plugin answers
 // at once, and so does one whose start the caller saw fail: the tries that
 // follow, each up to its start_timeout, would keep the caller waiting to
-// learn the same error.
+// learn the same error. Once the gateway shuts down, only a running plugin
+// takes calls: a caller waiting for any other is answered at once.
 func (s *Supervisor) acquire(ctx context.Context) (*process, error) {
 	sawStart := false
 	for {
 		sn := s.snap.Load()
 		st := sn.status
+		var closing <-chan struct{}
+		if st.State != Running {
+			if s.isClosing() {
+				return nil, s.shuttingDown(st.State, sawStart)
+			}
+			closing = s.closing
+		}
 		switch st.State {
 		case Starting:
 			sawStart = true
@@ -195,8 +207,9 @@ func (s *Supervisor) acquire(ctx context.Context) (*process, error) {
 		}
 		select {
 		case <-sn.changed:
+		case <-closing:
 		case <-s.done:
-			return nil, &UnavailableError{Plugin: s.spec.Name, State: Stopped, Reason: "the gateway is shutting down"}
+			return nil, s.shuttingDown(Stopped, false)
 		case <-ctx.Done():
 			return nil, s.waitError(ctx, st, ctx.Err())
 		}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	"golang.org/x/sys/unix"
 )
 
 const (
@@ -175,19 +176,25 @@ func (p *process) stderrTail() []string {
 }
 
 // stop ends the process: EOF on its stdin first, which is how MCP asks a
-// stdio server to quit, then SIGTERM, then SIGKILL. Processes the server
-// started and left behind (a shell's background job, a wrapper's child) get
-// SIGKILL once it is gone: they would hold its stderr open and outlive it
-// until the host ends the plugin's process group. It returns once the
-// process is reaped and our pipe ends are closed.
+// stdio server to quit, then SIGTERM, then SIGKILL, each after grace has
+// passed, and said in the log: a server that was signalled did not exit
+// when asked. Processes the server started and left behind (a shell's
+// background job, a wrapper's child) get SIGKILL once it is gone: they would
+// hold its stderr open and outlive it until the host ends the plugin's
+// process group. It returns once the process is reaped and our pipe ends are
+// closed.
 func (p *process) stop(grace time.Duration) {
 	tree := processTree{}
-	tree.note(p.cmd.Process.Pid)
+	pid := p.cmd.Process.Pid
+	tree.note(pid)
 	_ = p.stdin.Close()
+	asked := "its stdin closing"
 	for _, sig := range []syscall.Signal{0, syscall.SIGTERM, syscall.SIGKILL} {
 		if sig != 0 {
-			tree.note(p.cmd.Process.Pid)
+			p.log.Warn(fmt.Sprintf("mcp server did not exit within %s of %s; sending %s", grace.Round(time.Millisecond), asked, unix.SignalName(sig)), "pid", pid)
+			tree.note(pid)
 			_ = p.cmd.Process.Signal(sig)
+			asked = unix.SignalName(sig)
 		}
 		select {
 		case <-p.reaped:

@@ -4,6 +4,10 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -123,5 +127,72 @@ func TestSIGTERMFailsReadinessThenDrains(t *testing.T) {
 	}
 	if took < 2*time.Second {
 		t.Errorf("the call ended %s after SIGTERM, before its 3s sleep could", took)
+	}
+}
+
+// TestSIGTERMAnswersCallsWaitingForAStart: a call that waits for a lazy
+// plugin to start when SIGTERM arrives is answered then, with an error that
+// names the plugin and says the gateway is shutting down, not at the end of
+// the grace given to calls in flight; the start is abandoned and its process
+// is gone.
+func TestSIGTERMAnswersCallsWaitingForAStart(t *testing.T) {
+	hang := filepath.Join(t.TempDir(), "hang")
+	g := startGateway(t, setup{
+		Plugins: `plugin "tp" {
+  path          = "` + bins.testplugin + `"
+  auto_start    = false
+  idle_timeout  = "1s"
+  start_timeout = "10m"
+  env           = { TESTPLUGIN_HANG_CONFIGURE_FILE = "` + hang + `" }
+}
+`,
+		Gateway: `  shutdown_grace = "10m"`,
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	c := connectHTTP(t, g.URL)
+	// Started once at boot to learn its tools, then stopped while idle: the
+	// call below is what starts it, and its start hangs.
+	c.waitPlugin(ctx, "tp", 30*time.Second, func(st pluginStatus) bool { return st.State == "lazy" && st.Tools > 0 })
+	if err := os.WriteFile(hang, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	waiting := c.startTool("x_tp_echo", map[string]any{"text": "a"}, 10*time.Minute)
+	m, err := g.log.waitFor(regexp.MustCompile(`pid (\d+) hanging in configure`), 30*time.Second, g.exited)
+	if err != nil {
+		t.Fatalf("the call did not start the plugin: %v\n%s", err, g.log.tail(40))
+	}
+	pid, _ := strconv.Atoi(m[1])
+	starting, ok := lookProc(pid)
+	if !ok {
+		t.Fatalf("plugin process %d, hanging in its start, is not there", pid)
+	}
+
+	if err := g.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	// Bounded far below the 10m grace: only an answer that waited for the
+	// grace fails this.
+	r, err := waiting.waitResult(ctx)
+	if err != nil {
+		t.Fatalf("the call waiting for the start got no answer after SIGTERM: %v\n%s", err, g.log.tail(40))
+	}
+	want := `plugin "tp" is stopping: the gateway is shutting down, so its start was abandoned`
+	if !r.IsError || !strings.Contains(r.text(), want) {
+		t.Errorf("the call waiting for the start answered %+v, want an error saying %q", r, want)
+	}
+	select {
+	case <-g.exited:
+	case <-ctx.Done():
+		t.Fatalf("the gateway did not exit once the waiting call was answered\n%s", g.log.tail(40))
+	}
+	if g.exitErr != nil {
+		t.Errorf("the gateway exited with %v, want 0", g.exitErr)
+	}
+	if starting.alive() {
+		t.Errorf("the plugin process whose start was abandoned outlived the gateway: %v", starting)
+	}
+	if !g.log.contains("plugin process stopped as asked: pid=" + m[1]) {
+		t.Errorf("the log does not say the starting plugin was stopped as asked\n%s", g.log.tail(40))
 	}
 }

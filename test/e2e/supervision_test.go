@@ -2,9 +2,13 @@ package e2e
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -43,41 +47,89 @@ func TestFrozenServerIsRestarted(t *testing.T) {
 	}
 }
 
-// recordingServer is server-everything under a shell that writes how the
-// server exited to record: it exits 0 on EOF of its stdin, and the shell
-// records nothing when the whole group is SIGKILLed.
+// recordingServer is server-everything under a shell that appends to record
+// how the server exited, after the shell's pid: the server exits 0 on EOF of
+// its stdin. A shell that is signalled first records nothing.
 func recordingServer(t *testing.T, name, record string) string {
 	server := testparts.NodeBin(t, "mcp-server-everything")
 	return fmt.Sprintf("plugin %q {\n  type = \"mcp-stdio\"\n  auto_start = true\n  config {\n    command = \"sh\"\n    args = %s\n  }\n}\n",
-		name, hclList([]string{"-c", `"$0" stdio; echo "exit $?" > "$1"`, server, record}))
+		name, hclList([]string{"-c", `"$0" stdio; echo "$$ exit $?" >> "$1"`, server, record}))
 }
 
+// TestStopsArePolite: every way a plugin is stopped (core_plugin_stop,
+// core_plugin_restart, the gateway's SIGTERM) asks its MCP server to quit
+// with EOF on its stdin and gives it the stop step to exit on its own. A
+// server that exits in that time is never signalled; one that does not (a
+// loaded machine can make node that slow, and a frozen one never exits) is
+// signalled only after the step, which the plugin logs; either way nothing
+// of it is left.
 func TestStopsArePolite(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	dir := t.TempDir()
 	records := map[string]string{}
 	var plugins strings.Builder
-	for _, name := range []string{"stopped", "restarted", "shutdown"} {
+	for _, name := range []string{"stopped", "restarted", "shutdown", "frozen"} {
 		records[name] = filepath.Join(dir, name)
 		plugins.WriteString(recordingServer(t, name, records[name]))
 	}
 	g := startGateway(t, setup{Plugins: plugins.String()})
 	c := connectHTTP(t, g.URL)
-	for name := range records {
-		c.waitPlugin(ctx, name, 30*time.Second, running)
+	// Each server (the shell over node) that is stopped, with its plugin.
+	type stoppedServer struct {
+		plugin string
+		server proc
 	}
+	var servers []stoppedServer
+	for name := range records {
+		servers = append(servers, stoppedServer{name, findPlugin(ctx, t, g, c, name).Server})
+	}
+	seen := g.tree()
 	var st pluginStatus
 	c.meta(ctx, "call_tool", map[string]any{"name": "core_plugin_stop", "arguments": map[string]any{"name": "stopped"}}, &st)
 	c.meta(ctx, "call_tool", map[string]any{"name": "core_plugin_restart", "arguments": map[string]any{"name": "restarted"}}, &st)
+	servers = append(servers, stoppedServer{"restarted", findPlugin(ctx, t, g, c, "restarted").Server})
+	// A server that cannot take the EOF: only the signals after the step end it.
+	for _, s := range servers {
+		if s.plugin == "frozen" {
+			for _, node := range children(s.server.Pid) {
+				if err := syscall.Kill(node.Pid, syscall.SIGSTOP); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	c.meta(ctx, "call_tool", map[string]any{"name": "core_plugin_stop", "arguments": map[string]any{"name": "frozen"}}, &st)
+	seen = append(seen, g.tree()...)
 	c.close()
 	if err := g.stop(syscall.SIGTERM, 30*time.Second); err != nil {
 		t.Errorf("gateway exit after SIGTERM: %v", err)
 	}
-	for name, record := range records {
-		got, err := os.ReadFile(record)
-		if err != nil || strings.TrimSpace(string(got)) != "exit 0" {
-			t.Errorf("%s: the server's exit as recorded: %q, %v; want it to see EOF on stdin and exit 0", name, got, err)
+	for _, s := range servers {
+		got, err := os.ReadFile(records[s.plugin])
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			t.Fatal(err)
+		}
+		pid := strconv.Itoa(s.server.Pid)
+		exited := slices.Contains(strings.Split(string(got), "\n"), pid+" exit 0")
+		if exited && s.plugin == "frozen" {
+			t.Errorf("frozen: server %v recorded an exit of its own while frozen", s.server)
+		}
+		if exited {
+			continue // asked, and exited on its own
+		}
+		// Signalled: only after EOF on its stdin and the step, as logged.
+		asked := regexp.MustCompile(`toolgate\.` + s.plugin + `(\.\S+)?: mcp server did not exit within [0-9.]+m?s of its stdin closing; sending SIGTERM: pid=` + pid + `\b`)
+		if !asked.MatchString(g.log.String()) {
+			t.Errorf("%s: server %v neither exited on its own after EOF on its stdin (its records: %q) nor was it signalled after the stop step, as the log would say",
+				s.plugin, s.server, got)
+		} else {
+			t.Logf("%s: server %d did not exit within the stop step and was signalled after it", s.plugin, s.server.Pid)
+		}
+	}
+	for _, p := range seen {
+		if p.alive() {
+			t.Errorf("process %v outlived the gateway", p)
 		}
 	}
 }

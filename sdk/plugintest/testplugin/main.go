@@ -105,8 +105,14 @@ func main() {
 		rootsChanged.Add(1)
 		return nil
 	}
-	if os.Getenv("TESTPLUGIN_HANG_CONFIGURE") != "" {
+	// With TESTPLUGIN_HANG_CONFIGURE_FILE, only a start made once the file
+	// exists hangs: the plugin first starts well and tells its tools.
+	hangFile := os.Getenv("TESTPLUGIN_HANG_CONFIGURE_FILE")
+	if os.Getenv("TESTPLUGIN_HANG_CONFIGURE") != "" || hangFile != "" {
 		p.Configure = func(ctx context.Context, _ json.RawMessage) error {
+			if _, err := os.Stat(hangFile); hangFile != "" && err != nil {
+				return nil
+			}
 			// Said, so a host's test knows the start is in Configure now.
 			fmt.Fprintf(os.Stderr, "testplugin: pid %d hanging in configure as asked\n", os.Getpid())
 			<-ctx.Done()
