@@ -118,8 +118,13 @@ func (s *Server) dispatch(ctx context.Context, se *session, msg []byte, env *env
 		s.cancelRequest(se, env.Params)
 		return nil
 	case env.isRequest():
-		var done func()
-		ctx, done = s.track(ctx, se, env.ID)
+		var (
+			done func()
+			err  error
+		)
+		if ctx, done, err = s.track(ctx, se, env.ID); err != nil {
+			return errorResponse(env.ID, codeInvalidRequest, fmt.Sprintf("invalid request: id %s: %v", jsonLiteralName(env.ID), err))
+		}
 		defer done()
 		if r, ok := s.serveTask(ctx, se, env); ok {
 			return r

@@ -1,0 +1,41 @@
+package gateway
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Clients that break the protocol's rules, on purpose or by mistake: each
+// gets an answer that names what it did wrong, and the requests of the same
+// session that kept to the rules are not harmed by it.
+
+func TestStdioDuplicateIDInFlightIsRefusedAndTheFirstStaysCancellable(t *testing.T) {
+	f := newFixture(t, nil)
+	c, done := startStdio(t, f)
+	c.initialize()
+	c.send(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"block","_meta":{"progressToken":7}}}`)
+	if m := c.recv(); m.Method != "notifications/progress" {
+		t.Fatalf("got %+v, want block's progress", m)
+	}
+	<-f.started
+
+	c.send(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"text":"same id"}}}`)
+	m := c.recv()
+	if string(m.ID) != "7" || m.Error == nil || m.Error.Code != codeInvalidRequest ||
+		!strings.Contains(m.Error.Message, "id 7") || !strings.Contains(m.Error.Message, "still running") {
+		t.Fatalf("second request with the id of a running one: id %s result %s error %+v, want -32600 naming the id", m.ID, m.Result, m.Error)
+	}
+
+	c.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}`)
+	select {
+	case err := <-f.cancelled:
+		if err != context.Canceled {
+			t.Fatalf("handler saw %v, want context.Canceled", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("notifications/cancelled no longer reached the first request after a duplicate of its id")
+	}
+	finish(t, c, done)
+}
