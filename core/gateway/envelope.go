@@ -10,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/toolgate/toolgate/internal/clip"
 )
 
 // envelope is the part of an incoming JSON-RPC message that decides how a
@@ -165,6 +167,13 @@ func (e *envelope) check() error {
 	}
 	if p := idProblem(e.ID); p != "" {
 		return &invalidRequestError{Problem: p}
+	}
+	if strings.HasPrefix(e.Method, "notifications/") {
+		// Served, notifications/cancelled would be taken as a notification
+		// and never answered, and the client would wait for ever.
+		return &invalidRequestError{ID: e.ID, Problem: fmt.Sprintf(
+			"%s is a notification and must have no id; a message with an id is a request, which this method never is",
+			clip.Name(e.Method))}
 	}
 	return nil
 }

@@ -39,3 +39,23 @@ func TestStdioDuplicateIDInFlightIsRefusedAndTheFirstStaysCancellable(t *testing
 	}
 	finish(t, c, done)
 }
+
+// A notification sent with an id is a request by JSON-RPC's rules, and a
+// request is answered: here with -32600 saying the id does not belong,
+// rather than with silence (notifications/cancelled) or "method not found"
+// (a method that does exist, as a notification).
+func TestNotificationWithAnIDIsAnsweredAsAMistake(t *testing.T) {
+	for _, msg := range []string{
+		`{"jsonrpc":"2.0","id":6,"method":"notifications/cancelled","params":{"requestId":1}}`,
+		`{"jsonrpc":"2.0","id":6,"method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":6,"method":"notifications/roots/list_changed"}`,
+	} {
+		transports(t, func(t *testing.T, send exchange) {
+			m := lastOf(send(t, msg))
+			if string(m.ID) != "6" || m.Error == nil || m.Error.Code != codeInvalidRequest ||
+				!strings.Contains(m.Error.Message, "is a notification and must have no id") {
+				t.Errorf("%s: got id %s error %+v, want -32600 with id 6 saying a notification has no id", msg, m.ID, m.Error)
+			}
+		})
+	}
+}
