@@ -1,7 +1,12 @@
 package gateway
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"io"
+	"net"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -57,5 +62,29 @@ func TestNotificationWithAnIDIsAnsweredAsAMistake(t *testing.T) {
 				t.Errorf("%s: got id %s error %+v, want -32600 with id 6 saying a notification has no id", msg, m.ID, m.Error)
 			}
 		})
+	}
+}
+
+// A body that stops arriving is cut by the read timeout, and the answer says
+// so and names the setting, not the bare network error.
+func TestServeHTTPBodyCutByReadTimeoutNamesTheSetting(t *testing.T) {
+	f := newFixture(t, func(o *Options) { o.ReadTimeout = 300 * time.Millisecond })
+	addr, _, _ := serve(t, f, "127.0.0.1:0")
+	conn, err := net.Dial("tcp", addr.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := io.WriteString(conn, "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"jsonrpc\":\"2.0\""); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusBadRequest || !bytes.Contains(body, []byte("not received in full within 300ms (listen.read_timeout)")) {
+		t.Fatalf("body cut by the read timeout: %d %s, want 400 naming listen.read_timeout", resp.StatusCode, body)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"os"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -108,7 +109,7 @@ func (t *httpTransport) post(w http.ResponseWriter, r *http.Request) {
 			s.writeTooLarge(w)
 			return
 		}
-		writeJSON(w, http.StatusBadRequest, errorResponse(nil, codeParseError, fmt.Sprintf("read request body: %v", err)))
+		writeJSON(w, http.StatusBadRequest, errorResponse(nil, codeParseError, s.bodyReadProblem(err)))
 		return
 	}
 	env, err := parseEnvelope(body)
@@ -142,6 +143,18 @@ func (t *httpTransport) post(w http.ResponseWriter, r *http.Request) {
 	rs := &requestScope{ctx: r.Context(), stream: ps, progressToken: env.callParams().Meta.ProgressToken}
 	resp := s.dispatch(r.Context(), se, body, env, rs)
 	ps.finish(resp, rs.cancelled.Load(), http.StatusOK)
+}
+
+// bodyReadProblem words why a request body could not be read. A body still
+// arriving when the read timeout cut it is named as such: the bare network
+// error ("read tcp …: i/o timeout") says neither that the client was too
+// slow nor which setting decides how slow is too slow.
+func (s *Server) bodyReadProblem(err error) string {
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return fmt.Sprintf("read request body: not received in full within %s (listen.read_timeout)",
+			orDefault(s.opts.ReadTimeout, DefaultReadTimeout))
+	}
+	return fmt.Sprintf("read request body: %v", err)
 }
 
 // stateless serves a 2026-07-28 request: no session, everything about the
