@@ -88,3 +88,16 @@ func TestServeHTTPBodyCutByReadTimeoutNamesTheSetting(t *testing.T) {
 		t.Fatalf("body cut by the read timeout: %d %s, want 400 naming listen.read_timeout", resp.StatusCode, body)
 	}
 }
+
+// Every session keeps its client's clientInfo and capabilities: one
+// initialize may not make a session hold megabytes of them.
+func TestHTTPInitializeWithHugeClientInfoIsRefused(t *testing.T) {
+	c := newHTTPConn(t, startHTTP(t, newFixture(t, nil)).URL+"/mcp", nil)
+	big := strings.Repeat("a", maxClientState)
+	status, msgs := c.post(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"` + big + `","version":"1"}}}`)
+	if status != http.StatusBadRequest || len(msgs) != 1 || msgs[0].Error == nil || msgs[0].Error.Code != codeInvalidParams ||
+		!strings.Contains(msgs[0].Error.Message, "clientInfo and capabilities take") {
+		t.Fatalf("initialize with a clientInfo of %d bytes: status %d %+v, want 400 and -32602 saying it is too large", len(big), status, msgs)
+	}
+	c.initialize() // a client of ordinary size still gets a session
+}

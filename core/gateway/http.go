@@ -186,8 +186,34 @@ func (t *httpTransport) statelessNotice(w http.ResponseWriter, r *http.Request, 
 	w.WriteHeader(http.StatusAccepted)
 }
 
+// maxClientState bounds what a session keeps of its client: the clientInfo
+// and capabilities of its initialize. Real clients send well under a
+// kilobyte; without a bound, each of max_sessions sessions could hold a
+// request's worth (max_request_bytes) of them, gigabytes in all.
+const maxClientState = 64 << 10
+
+// clientStateProblem says why an initialize's clientInfo and capabilities are
+// too large to keep, or "" when they are not.
+func clientStateProblem(env *envelope) string {
+	var p struct {
+		ClientInfo   json.RawMessage `json:"clientInfo"`
+		Capabilities json.RawMessage `json:"capabilities"`
+	}
+	if json.Unmarshal(env.Params, &p) != nil {
+		return "" // mcp-go's to report
+	}
+	if n := len(p.ClientInfo) + len(p.Capabilities); n > maxClientState {
+		return fmt.Sprintf("initialize: the client's clientInfo and capabilities take %d bytes, more than the %d a session keeps", n, maxClientState)
+	}
+	return ""
+}
+
 func (t *httpTransport) initialize(w http.ResponseWriter, r *http.Request, body []byte, env *envelope) {
 	s := t.srv
+	if problem := clientStateProblem(env); problem != "" {
+		writeJSON(w, http.StatusBadRequest, errorResponse(env.ID, codeInvalidParams, problem))
+		return
+	}
 	who := credentialFrom(r.Context()).who
 	if err := t.reserve(who); err != nil {
 		t.refuseSession(w, r, env.ID, who, err, false)
