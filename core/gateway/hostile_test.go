@@ -4,12 +4,15 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/toolgate/toolgate/sdk/protov1"
 )
 
 // Clients that break the protocol's rules, on purpose or by mistake: each
@@ -100,4 +103,43 @@ func TestHTTPInitializeWithHugeClientInfoIsRefused(t *testing.T) {
 		t.Fatalf("initialize with a clientInfo of %d bytes: status %d %+v, want 400 and -32602 saying it is too large", len(big), status, msgs)
 	}
 	c.initialize() // a client of ordinary size still gets a session
+}
+
+// A session's resource subscriptions are kept for its whole life, here and
+// at the plugin: a URI of megabytes, or subscriptions without end, are
+// refused with what bound they pass, and the plugin is never asked.
+func TestResourceSubscriptionsAreBounded(t *testing.T) {
+	lib := &library{templates: []protov1.ResourceTemplate{{URITemplate: "mem://t/{id}", Name: "t"}}}
+	_, url := nativeFixture(t, lib)
+	c := newHTTPConn(t, url, nil)
+	c.initialize()
+	subscribe := func(id int, uri string) *message {
+		t.Helper()
+		_, msgs := c.post(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"resources/subscribe","params":{"uri":%q}}`, id, uri))
+		if len(msgs) != 1 {
+			t.Fatalf("subscribe %.40s: %d messages", uri, len(msgs))
+		}
+		return &msgs[0]
+	}
+
+	long := "mem://t/" + strings.Repeat("x", maxSubscriptionURI)
+	if m := subscribe(1, long); m.Error == nil || !strings.Contains(m.Error.Message, fmt.Sprintf("the URI is %d bytes long, at most %d", len(long), maxSubscriptionURI)) {
+		t.Fatalf("subscribe to a URI of %d bytes: %s %+v, want an error naming the bound", len(long), m.Result, m.Error)
+	}
+	for i := range maxSessionSubscriptions {
+		if m := subscribe(10+i, fmt.Sprintf("mem://t/%d", i)); m.Error != nil {
+			t.Fatalf("subscription %d: %+v", i+1, m.Error)
+		}
+	}
+	if m := subscribe(2, "mem://t/one-more"); m.Error == nil || !strings.Contains(m.Error.Message, "the most one may") {
+		t.Fatalf("subscription past %d: %s %+v, want an error naming the bound", maxSessionSubscriptions, m.Result, m.Error)
+	}
+	if m := subscribe(3, "mem://t/0"); m.Error != nil {
+		t.Fatalf("subscribing again to a URI the session holds: %+v", m.Error)
+	}
+	for _, call := range lib.recorded() {
+		if strings.Contains(call, "one-more") || strings.Contains(call, "xxxx") {
+			t.Errorf("the plugin was asked for a refused subscription: %.60s", call)
+		}
+	}
 }
