@@ -166,13 +166,16 @@ func (s *Server) dispatch(ctx context.Context, se *session, msg []byte, env *env
 
 // withID answers with the request's id as the client wrote it: mcp-go
 // decodes ids into float64, which alters integers beyond 2^53, and its
-// RequestId re-encodes strings.
+// RequestId re-encodes strings. An error's message is clipped: mcp-go
+// quotes what it refuses whole ("Method … not found", an invalid logging
+// level), and a request of megabytes would come back as large.
 func withID(resp mcp.JSONRPCMessage, id json.RawMessage) any {
 	switch r := resp.(type) {
 	case mcp.JSONRPCResponse:
 		return rpcResponse{JSONRPC: r.JSONRPC, ID: id, Result: r.Result}
 	case mcp.JSONRPCError:
-		return rpcResponse{JSONRPC: r.JSONRPC, ID: id, Error: &rpcError{Code: r.Error.Code, Message: r.Error.Message, Data: r.Error.Data}}
+		return rpcResponse{JSONRPC: r.JSONRPC, ID: id, Error: &rpcError{Code: r.Error.Code,
+			Message: clip.Text(r.Error.Message, clip.MessageLimit), Data: r.Error.Data}}
 	}
 	return resp
 }

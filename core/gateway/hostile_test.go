@@ -143,3 +143,34 @@ func TestResourceSubscriptionsAreBounded(t *testing.T) {
 		}
 	}
 }
+
+// What a request names is quoted back clipped, however long it was.
+func TestRefusedNamesAreQuotedClipped(t *testing.T) {
+	long := strings.Repeat("m", 100_000)
+	for _, msg := range []string{
+		`{"jsonrpc":"2.0","id":5,"method":"` + long + `"}`,
+		`{"jsonrpc":"2.0","id":5,"method":"logging/setLevel","params":{"level":"` + long + `"}}`,
+	} {
+		transports(t, func(t *testing.T, send exchange) {
+			m := lastOf(send(t, msg))
+			if string(m.ID) != "5" || m.Error == nil || len(m.Error.Message) > 2000 || !strings.Contains(m.Error.Message, " bytes in all)") {
+				t.Errorf("%.60s…: got id %s, an error of %d bytes (%.80s…), want it clipped, saying how long it was",
+					msg, m.ID, len(m.Error.Message), m.Error.Message)
+			}
+		})
+	}
+}
+
+// A protocol version header of kilobytes is quoted back clipped.
+func TestHTTPOddProtocolHeaderIsQuotedClipped(t *testing.T) {
+	c := newHTTPConn(t, startHTTP(t, newFixture(t, nil)).URL+"/mcp", nil)
+	c.initialize()
+	for _, v := range []string{strings.Repeat("x", 5000), "2026-07-28" + strings.Repeat("x", 5000), "1999-01-01" + strings.Repeat("x", 5000)} {
+		c.header.Set(headerProtocol, v)
+		status, msgs := c.post(pingBody)
+		if status != http.StatusBadRequest || len(msgs) != 1 || msgs[0].Error == nil ||
+			len(msgs[0].Error.Message) > 1000 || !strings.Contains(msgs[0].Error.Message, " bytes in all)") {
+			t.Errorf("%s header of %d bytes: status %d %+v, want 400 quoting it clipped", headerProtocol, len(v), status, msgs)
+		}
+	}
+}

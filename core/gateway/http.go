@@ -15,6 +15,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"go.opentelemetry.io/otel/propagation"
+
+	"github.com/toolgate/toolgate/internal/clip"
 )
 
 // MCP streamable HTTP: sessions for protocol versions through 2025-11-25,
@@ -280,7 +282,7 @@ func (t *httpTransport) session(w http.ResponseWriter, r *http.Request, env *env
 	}
 	if v := r.Header.Get(headerProtocol); v != "" && !slices.Contains(mcp.LegacyProtocolVersions(), v) {
 		writeJSON(w, http.StatusBadRequest, errorResponse(id, codeInvalidRequest,
-			fmt.Sprintf("unsupported %s %q (supported: %v)", headerProtocol, v, mcp.LegacyProtocolVersions())))
+			fmt.Sprintf("unsupported %s %q (supported: %v)", headerProtocol, clip.Name(v), mcp.LegacyProtocolVersions())))
 		return nil, false
 	}
 	se.touch()
