@@ -80,6 +80,12 @@ func (s *Server) dispatch(ctx context.Context, se *session, msg []byte, env *env
 		if r := s.unsupportedVersion(env); r != nil {
 			return *r
 		}
+		if lvl := env.params.Meta.LogLevel; lvl != "" && !validLevel(mcp.LoggingLevel(lvl)) {
+			// Ignored, it would leave the client waiting for log lines that never come.
+			return errorResponse(env.ID, codeInvalidParams, fmt.Sprintf(
+				"invalid params: _meta %s %q is no logging level (debug, info, notice, warning, error, critical, alert, emergency)",
+				mcp.MetaKeyLogLevel, clip.Name(lvl)))
+		}
 		rse, err := s.requestSession(ctx, se, env)
 		if err != nil {
 			return errorResponse(env.ID, codeInternalError, err.Error())

@@ -174,3 +174,23 @@ func TestHTTPOddProtocolHeaderIsQuotedClipped(t *testing.T) {
 		}
 	}
 }
+
+// A 2026-07-28 request naming a log level that does not exist is told so,
+// rather than served without the log lines it asked for.
+func TestModernRequestWithUnknownLogLevelIsRefused(t *testing.T) {
+	c := newHTTPConn(t, startHTTP(t, newFixture(t, nil)).URL+"/mcp", nil)
+	body := `{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{"_meta":{
+		"io.modelcontextprotocol/protocolVersion":"2026-07-28",
+		"io.modelcontextprotocol/clientCapabilities":{},
+		"io.modelcontextprotocol/logLevel":"verbose"}}}`
+	req := c.request(http.MethodPost, body)
+	req.Header.Set(headerProtocol, "2026-07-28")
+	req.Header.Set("Mcp-Method", "tools/list")
+	resp := c.do(req)
+	defer resp.Body.Close()
+	msgs := readMessages(t, resp)
+	if resp.StatusCode != http.StatusBadRequest || len(msgs) != 1 || msgs[0].Error == nil || msgs[0].Error.Code != codeInvalidParams ||
+		!strings.Contains(msgs[0].Error.Message, `io.modelcontextprotocol/logLevel "verbose" is no logging level`) {
+		t.Fatalf("logLevel verbose: status %d %+v, want 400 and -32602 naming the level", resp.StatusCode, msgs)
+	}
+}
