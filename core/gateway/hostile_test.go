@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
+
 	"github.com/toolgate/toolgate/sdk/protov1"
 )
 
@@ -192,5 +194,52 @@ func TestModernRequestWithUnknownLogLevelIsRefused(t *testing.T) {
 	if resp.StatusCode != http.StatusBadRequest || len(msgs) != 1 || msgs[0].Error == nil || msgs[0].Error.Code != codeInvalidParams ||
 		!strings.Contains(msgs[0].Error.Message, `io.modelcontextprotocol/logLevel "verbose" is no logging level`) {
 		t.Fatalf("logLevel verbose: status %d %+v, want 400 and -32602 naming the level", resp.StatusCode, msgs)
+	}
+}
+
+// At max_connections with every connection running a request, a new client
+// is answered 503 naming the setting, not reset without a word.
+func TestServeHTTPBusyAtTheCapIsAnswered(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	limiter := newConnLimiter(ln, 1, hclog.NewNullLogger())
+	running, release := make(chan struct{}), make(chan struct{})
+	srv := &http.Server{ConnState: limiter.track, Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		close(running)
+		<-release
+	})}
+	go func() { _ = srv.Serve(limiter) }()
+	defer srv.Close()
+	defer close(release)
+
+	busy, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	if _, err := io.WriteString(busy, "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	<-running
+
+	conn, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	req := fmt.Sprintf("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(pingBody), pingBody)
+	if _, err := io.WriteString(conn, req); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("client over the cap got no answer: %v", err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusServiceUnavailable || !bytes.Contains(body, []byte("listen.max_connections")) {
+		t.Fatalf("client over the cap: %d %q, want 503 naming listen.max_connections", resp.StatusCode, body)
 	}
 }
