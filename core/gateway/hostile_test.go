@@ -243,3 +243,16 @@ func TestServeHTTPBusyAtTheCapIsAnswered(t *testing.T) {
 		t.Fatalf("client over the cap: %d %q, want 503 naming listen.max_connections", resp.StatusCode, body)
 	}
 }
+
+// Capabilities too large for a sealed session id are the client's to fix:
+// 400 and -32602, not a 503 that invites it to try the same again.
+func TestSealedInitializeWithCapabilitiesTooLargeIsTheClientsFault(t *testing.T) {
+	f := newFixture(t, func(o *Options) { o.SessionKeys = [][]byte{testKey(1)} })
+	c := newHTTPConn(t, startHTTP(t, f).URL+"/mcp", nil)
+	big := strings.Repeat("x", maxSealedState)
+	status, msgs := c.post(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"experimental":{"blob":"` + big + `"}},"clientInfo":{"name":"t","version":"1"}}}`)
+	if status != http.StatusBadRequest || len(msgs) != 1 || msgs[0].Error == nil || msgs[0].Error.Code != codeInvalidParams ||
+		!strings.Contains(msgs[0].Error.Message, "capabilities are too large for a session id") {
+		t.Fatalf("initialize with capabilities of %d bytes on sealed sessions: status %d %+v, want 400 and -32602 saying so", len(big), status, msgs)
+	}
+}

@@ -232,6 +232,10 @@ func (t *httpTransport) initialize(w http.ResponseWriter, r *http.Request, body 
 	}
 	if err != nil {
 		t.release(who)
+		if errors.Is(err, errCapsTooLarge) {
+			writeJSON(w, http.StatusBadRequest, errorResponse(env.ID, codeInvalidParams, "initialize: "+err.Error()))
+			return
+		}
 		writeJSON(w, http.StatusServiceUnavailable, errorResponse(env.ID, codeInternalError, err.Error()))
 		return
 	}
