@@ -145,8 +145,34 @@ func parseEnvelope(msg []byte) (*envelope, error) {
 	}
 	if env.isRequest() && present(env.Params) {
 		_ = json.Unmarshal(env.Params, &env.params) // a malformed params is mcp-go's to report
+		if p := progressTokenProblem(env.params.Meta.ProgressToken); p != "" {
+			return nil, &invalidRequestError{ID: env.ID, Params: true, Problem: p}
+		}
+		if !present(env.params.Meta.ProgressToken) {
+			env.params.Meta.ProgressToken = nil // a null token asks for no progress
+		}
 	}
 	return &env, nil
+}
+
+// maxProgressToken bounds a progress token: every progress notification of
+// the request repeats it, so a token of a megabyte made a call of a hundred
+// steps send a hundred megabytes. Real tokens are a number or a short id.
+const maxProgressToken = 256
+
+// progressTokenProblem says why raw cannot be a progress token, or "" when
+// it can (or is absent: null is taken as no token). MCP's tokens are
+// strings and integers, like ids.
+func progressTokenProblem(raw json.RawMessage) string {
+	switch {
+	case !present(raw):
+		return ""
+	case len(raw) > maxProgressToken:
+		return fmt.Sprintf("_meta.progressToken is %d bytes long; at most %d", len(raw), maxProgressToken)
+	case raw[0] == '"' || isInteger(raw):
+		return ""
+	}
+	return "_meta.progressToken must be a string or an integer, not " + jsonLiteralName(raw)
 }
 
 // check refuses, before any handler sees it, a message mcp-go would drop

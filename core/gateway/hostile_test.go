@@ -256,3 +256,37 @@ func TestSealedInitializeWithCapabilitiesTooLargeIsTheClientsFault(t *testing.T)
 		t.Fatalf("initialize with capabilities of %d bytes on sealed sessions: status %d %+v, want 400 and -32602 saying so", len(big), status, msgs)
 	}
 }
+
+// A progress token is a string or an integer of reasonable length: each
+// progress notification repeats it. Others are refused, naming it; null
+// asks for no progress.
+func TestProgressTokensAreChecked(t *testing.T) {
+	call := func(token string) string {
+		return `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"steps","arguments":{"n":2},"_meta":{"progressToken":` + token + `}}}`
+	}
+	for token, want := range map[string]string{
+		`{"a":1}`: "_meta.progressToken must be a string or an integer, not an object",
+		`[1]`:     "_meta.progressToken must be a string or an integer, not an array",
+		`1.5`:     "_meta.progressToken must be a string or an integer, not 1.5",
+		`true`:    "_meta.progressToken must be a string or an integer, not true",
+		`"` + strings.Repeat("t", 100_000) + `"`: "_meta.progressToken is 100002 bytes long; at most 256",
+	} {
+		transports(t, func(t *testing.T, send exchange) {
+			m := lastOf(send(t, call(token)))
+			if string(m.ID) != "3" || m.Error == nil || m.Error.Code != codeInvalidParams || !strings.Contains(m.Error.Message, want) {
+				t.Errorf("progress token %.20s: got id %s error %+v, want -32602 saying %q", token, m.ID, m.Error, want)
+			}
+		})
+	}
+	transports(t, func(t *testing.T, send exchange) {
+		msgs := send(t, call("null"))
+		if m := lastOf(msgs); m.Error != nil || string(m.ID) != "3" {
+			t.Errorf("progress token null: %s %+v, want the result", m.Result, m.Error)
+		}
+		for _, m := range msgs {
+			if m.Method == "notifications/progress" {
+				t.Errorf("progress token null: got progress %s, want none", m.Params)
+			}
+		}
+	})
+}
