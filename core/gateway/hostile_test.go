@@ -265,10 +265,10 @@ func TestProgressTokensAreChecked(t *testing.T) {
 		return `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"steps","arguments":{"n":2},"_meta":{"progressToken":` + token + `}}}`
 	}
 	for token, want := range map[string]string{
-		`{"a":1}`: "_meta.progressToken must be a string or an integer, not an object",
-		`[1]`:     "_meta.progressToken must be a string or an integer, not an array",
-		`1.5`:     "_meta.progressToken must be a string or an integer, not 1.5",
-		`true`:    "_meta.progressToken must be a string or an integer, not true",
+		`{"a":1}`:                                "_meta.progressToken must be a string or an integer, not an object",
+		`[1]`:                                    "_meta.progressToken must be a string or an integer, not an array",
+		`1.5`:                                    "_meta.progressToken must be a string or an integer, not 1.5",
+		`true`:                                   "_meta.progressToken must be a string or an integer, not true",
 		`"` + strings.Repeat("t", 100_000) + `"`: "_meta.progressToken is 100002 bytes long; at most 256",
 	} {
 		transports(t, func(t *testing.T, send exchange) {
