@@ -4,11 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -289,4 +292,49 @@ func TestProgressTokensAreChecked(t *testing.T) {
 			}
 		}
 	})
+}
+
+// A client that reads nothing of a large plain JSON answer loses it once a
+// write has waited streamWriteTimeout, as it would an event stream: the
+// handler and the connection are not held for ever.
+func TestLargeAnswerToAClientThatReadsNothingIsGivenUp(t *testing.T) {
+	old := streamWriteTimeout
+	streamWriteTimeout = 300 * time.Millisecond
+	t.Cleanup(func() { streamWriteTimeout = old })
+	f := newFixture(t, func(o *Options) {
+		big := func(context.Context, json.RawMessage, protov1.CallEvents) (*protov1.Result, error) {
+			return &protov1.Result{Content: []protov1.Content{{Kind: protov1.KindText, Text: strings.Repeat("x", 32<<20)}}}, nil
+		}
+		o.Tools = append(o.Tools, Tool{Name: "big", Description: "Answers 32 MiB of text.", Handle: big})
+	})
+	closed := make(chan struct{}, 16)
+	ts := httptest.NewUnstartedServer(f.srv.Handler())
+	ts.Config.ConnState = func(_ net.Conn, state http.ConnState) {
+		if state == http.StateClosed {
+			closed <- struct{}{}
+		}
+	}
+	ts.Start()
+	defer ts.Close()
+	c := newHTTPConn(t, ts.URL+endpointPath, nil)
+	c.initialize()
+
+	d := net.Dialer{Control: func(_, _ string, rc syscall.RawConn) error {
+		return rc.Control(func(fd uintptr) { _ = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096) })
+	}}
+	conn, err := d.Dial("tcp", ts.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close() // before ts.Close, which waits for the handler
+	body := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"big","arguments":{}}}`
+	if _, err := fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n%s: %s\r\n%s: 2025-11-25\r\nContent-Length: %d\r\n\r\n%s",
+		endpointPath, ts.Listener.Addr(), headerSessionID, c.sid, headerProtocol, len(body), body); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-closed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the server still holds the connection of a client that has read nothing of its answer, 10s on")
+	}
 }
