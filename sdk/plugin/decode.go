@@ -284,6 +284,20 @@ func fillNested(raw json.RawMessage, t reflect.Type, changed *bool) (json.RawMes
 	return raw, nil
 }
 
+// jsonProblem words a decoding error in JSON's terms, where and what was
+// expected and found, never naming a Go type: it is read by whoever sent
+// the JSON.
+func jsonProblem(err error) string {
+	var te *json.UnmarshalTypeError
+	if !errors.As(err, &te) {
+		return err.Error()
+	}
+	if te.Field == "" {
+		return fmt.Sprintf("expected %s, got %s", typeWords(te.Type), valueWords(te.Value))
+	}
+	return fmt.Sprintf("%q: expected %s, got %s", te.Field, typeWords(te.Type), valueWords(te.Value))
+}
+
 // typeWords names what a Go type accepts in JSON's words.
 func typeWords(t reflect.Type) string {
 	for t.Kind() == reflect.Pointer {
