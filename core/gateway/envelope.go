@@ -18,6 +18,9 @@ import (
 // transport handles it. parseEnvelope checks it, so a transport only sees
 // requests with a string or integer id, notifications and responses.
 type envelope struct {
+	// JSONRPC is the protocol version the message names, "2.0" or nothing
+	// valid.
+	JSONRPC *string `json:"jsonrpc"`
 	// ID is the id exactly as the client wrote it; answers carry these bytes.
 	ID     json.RawMessage `json:"id"`
 	Method string          `json:"method"`
@@ -186,6 +189,10 @@ func (e *envelope) check() error {
 		return e.refuse("no method: a request or notification needs one, a response a result or an error")
 	case e.Result.set || e.Error.set:
 		return e.refuse("both a method and a result or error: a message is a request or a response")
+	case e.JSONRPC == nil:
+		return e.refuse(`no "jsonrpc": a message must say "jsonrpc": "2.0"`)
+	case *e.JSONRPC != "2.0":
+		return e.refuse(fmt.Sprintf(`"jsonrpc" must be "2.0", not %q`, clip.Name(*e.JSONRPC)))
 	case len(e.ID) == 0:
 		return nil // a notification
 	case !present(e.ID) && strings.HasPrefix(e.Method, "notifications/"):

@@ -338,3 +338,20 @@ func TestLargeAnswerToAClientThatReadsNothingIsGivenUp(t *testing.T) {
 		t.Fatal("the server still holds the connection of a client that has read nothing of its answer, 10s on")
 	}
 }
+
+// A request that is not JSON-RPC 2.0 is told what the version must be.
+func TestRequestNotJSONRPC2IsToldTheVersion(t *testing.T) {
+	for msg, want := range map[string]string{
+		`{"id":9,"method":"ping"}`:                  `no "jsonrpc": a message must say "jsonrpc": "2.0"`,
+		`{"jsonrpc":"1.0","id":9,"method":"ping"}`:  `"jsonrpc" must be "2.0", not "1.0"`,
+		`{"jsonrpc":2.0,"id":9,"method":"ping"}`:    `"jsonrpc" must be a string, not a number`,
+		`{"jsonrpc":"2.0 ","id":9,"method":"ping"}`: `"jsonrpc" must be "2.0", not "2.0 "`,
+	} {
+		transports(t, func(t *testing.T, send exchange) {
+			m := lastOf(send(t, msg))
+			if string(m.ID) != "9" || m.Error == nil || m.Error.Code != codeInvalidRequest || !strings.Contains(m.Error.Message, want) {
+				t.Errorf("%s: got id %s error %+v, want -32600 with id 9 saying %q", msg, m.ID, m.Error, want)
+			}
+		})
+	}
+}
