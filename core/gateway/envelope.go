@@ -97,6 +97,11 @@ var errBatch = errors.New("JSON-RPC batches are not supported")
 // make the answer unreadable to the client too.
 var errNotUTF8 = errors.New("the message is not valid UTF-8, which JSON text must be")
 
+// errBOM marks a message that starts with a UTF-8 byte order mark, which
+// JSON text sent over a network must not (RFC 8259 section 8.1); encoding/json
+// would report its first byte as the character 'ï'.
+var errBOM = errors.New("the message starts with a byte order mark (EF BB BF), which JSON text must not; send it without one")
+
 // invalidRequestError is JSON that is no request, notification or response
 // JSON-RPC 2.0 and MCP allow (code -32600).
 type invalidRequestError struct {
@@ -116,12 +121,15 @@ func (e *invalidRequestError) Error() string {
 	return "invalid request: " + e.Problem
 }
 
-// parseEnvelope reads one message. It fails with errBatch, a JSON syntax
-// error, or an *invalidRequestError.
+// parseEnvelope reads one message. It fails with errBatch, errBOM,
+// errNotUTF8, a JSON syntax error, or an *invalidRequestError.
 func parseEnvelope(msg []byte) (*envelope, error) {
 	t := bytes.TrimSpace(msg)
 	if len(t) > 0 && t[0] == '[' {
 		return nil, errBatch
+	}
+	if bytes.HasPrefix(t, []byte("\xef\xbb\xbf")) {
+		return nil, errBOM
 	}
 	if !utf8.Valid(t) {
 		return nil, errNotUTF8

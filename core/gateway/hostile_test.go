@@ -355,3 +355,14 @@ func TestRequestNotJSONRPC2IsToldTheVersion(t *testing.T) {
 		})
 	}
 }
+
+// A message that starts with a byte order mark is told so, not that it
+// holds the character 'ï'.
+func TestMessageWithByteOrderMarkIsToldSo(t *testing.T) {
+	transports(t, func(t *testing.T, send exchange) {
+		m := lastOf(send(t, "\xef\xbb\xbf"+`{"jsonrpc":"2.0","id":9,"method":"ping"}`))
+		if m.Error == nil || m.Error.Code != codeParseError || !strings.Contains(m.Error.Message, "byte order mark") {
+			t.Errorf("message with a BOM: got id %s error %+v, want a parse error naming the byte order mark", m.ID, m.Error)
+		}
+	})
+}
