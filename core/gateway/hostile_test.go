@@ -366,3 +366,20 @@ func TestMessageWithByteOrderMarkIsToldSo(t *testing.T) {
 		}
 	})
 }
+
+// A compressed body is refused as such, not parsed as bytes that are not
+// UTF-8 (nor, merely labelled compressed, taken as plain).
+func TestHTTPCompressedBodyIsRefused(t *testing.T) {
+	c := newHTTPConn(t, startHTTP(t, newFixture(t, nil)).URL+"/mcp", nil)
+	c.initialize()
+	for _, enc := range []string{"gzip", "br"} {
+		req := c.request(http.MethodPost, pingBody)
+		req.Header.Set("Content-Encoding", enc)
+		resp := c.do(req)
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnsupportedMediaType || !strings.Contains(string(body), `Content-Encoding "`+enc+`" is not supported`) {
+			t.Errorf("Content-Encoding %s: %d %s, want 415 naming it", enc, resp.StatusCode, body)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -102,6 +103,12 @@ func (t *httpTransport) post(w http.ResponseWriter, r *http.Request) {
 	s := t.srv
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
 		http.Error(w, "Content-Type must be application/json", http.StatusUnsupportedMediaType)
+		return
+	}
+	if ce := r.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
+		// Read as it is, a compressed body was refused as not UTF-8, and
+		// one merely labelled so was taken as plain.
+		http.Error(w, fmt.Sprintf("Content-Encoding %q is not supported: send the body uncompressed", clip.Name(ce)), http.StatusUnsupportedMediaType)
 		return
 	}
 	body, err := io.ReadAll(r.Body)
