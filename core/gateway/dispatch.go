@@ -107,7 +107,11 @@ func (s *Server) dispatch(ctx context.Context, se *session, msg []byte, env *env
 		}
 	}()
 	if env.isRequest() && env.Method == string(mcp.MethodToolsCall) {
-		if name := env.callParams().Name; name != "" && !s.tools[name] {
+		if env.callParams().Name == "" {
+			// mcp-go would answer "tool '' not found: tool not found".
+			return errorResponse(env.ID, codeInvalidParams, `invalid params: tools/call needs "name", a string naming the tool to run (find one with filter_tools)`)
+		}
+		if name := env.callParams().Name; !s.tools[name] {
 			return rpcResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: env.ID, Result: errorResult(s.unknownToolText(name))}
 		}
 		if se.perRequest && rs != nil {
