@@ -106,11 +106,10 @@ func (s *Server) dispatch(ctx context.Context, se *session, msg []byte, env *env
 			}
 		}
 	}()
+	if r := unnamedTarget(env); r != nil {
+		return *r
+	}
 	if env.isRequest() && env.Method == string(mcp.MethodToolsCall) {
-		if env.callParams().Name == "" {
-			// mcp-go would answer "tool '' not found: tool not found".
-			return errorResponse(env.ID, codeInvalidParams, `invalid params: tools/call needs "name", a string naming the tool to run (find one with filter_tools)`)
-		}
 		if name := env.callParams().Name; !s.tools[name] {
 			return rpcResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: env.ID, Result: errorResult(s.unknownToolText(name))}
 		}
@@ -172,6 +171,30 @@ func (s *Server) dispatch(ctx context.Context, se *session, msg []byte, env *env
 		resp = withInputRequests(resp, rs.inputRequests)
 	}
 	return resp
+}
+
+// unnamedTarget answers a tools/call, prompts/get or resources/read that
+// names nothing to call, get or read (or names it with no string), which
+// mcp-go would answer with "tool not found" of an empty name and the like;
+// nil for any other message.
+func unnamedTarget(env *envelope) *rpcResponse {
+	if !env.isRequest() {
+		return nil
+	}
+	var problem string
+	p := env.callParams()
+	switch {
+	case env.Method == string(mcp.MethodToolsCall) && p.Name == "":
+		problem = `tools/call needs "name", a string naming the tool to run (find one with filter_tools)`
+	case env.Method == string(mcp.MethodPromptsGet) && p.Name == "":
+		problem = `prompts/get needs "name", a string naming the prompt (find one with prompts/list)`
+	case env.Method == string(mcp.MethodResourcesRead) && p.URI == "":
+		problem = `resources/read needs "uri", a string naming the resource (find one with resources/list)`
+	default:
+		return nil
+	}
+	r := errorResponse(env.ID, codeInvalidParams, "invalid params: "+problem)
+	return &r
 }
 
 // withID answers with the request's id as the client wrote it: mcp-go

@@ -384,14 +384,18 @@ func TestHTTPCompressedBodyIsRefused(t *testing.T) {
 	}
 }
 
-// A tools/call that names no tool is told so, whatever stands in for the name.
-func TestToolsCallWithoutANameIsToldSo(t *testing.T) {
-	for _, params := range []string{`{"arguments":{}}`, `{"name":"","arguments":{}}`, `{"name":7}`, `{"name":null}`} {
-		transports(t, func(t *testing.T, send exchange) {
-			m := lastOf(send(t, `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":`+params+`}`))
-			if string(m.ID) != "9" || m.Error == nil || m.Error.Code != codeInvalidParams || !strings.Contains(m.Error.Message, `tools/call needs "name"`) {
-				t.Errorf("tools/call with params %s: got id %s error %+v, want -32602 saying the name is needed", params, m.ID, m.Error)
-			}
-		})
+// A tools/call, prompts/get or resources/read that names nothing is told
+// so, whatever stands in for the name.
+func TestRequestsNamingNothingAreToldSo(t *testing.T) {
+	for _, tc := range []struct{ method, member string }{{"tools/call", "name"}, {"prompts/get", "name"}, {"resources/read", "uri"}} {
+		for _, params := range []string{`{}`, `{"` + tc.member + `":""}`, `{"` + tc.member + `":7}`, `{"` + tc.member + `":null}`} {
+			transports(t, func(t *testing.T, send exchange) {
+				m := lastOf(send(t, `{"jsonrpc":"2.0","id":9,"method":"`+tc.method+`","params":`+params+`}`))
+				want := tc.method + ` needs "` + tc.member + `"`
+				if string(m.ID) != "9" || m.Error == nil || m.Error.Code != codeInvalidParams || !strings.Contains(m.Error.Message, want) {
+					t.Errorf("%s with params %s: got id %s error %+v, want -32602 saying %q", tc.method, params, m.ID, m.Error, want)
+				}
+			})
+		}
 	}
 }
