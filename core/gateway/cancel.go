@@ -25,17 +25,26 @@ type inflightCall struct{ cancel context.CancelCauseFunc }
 // sent notifications/cancelled for it: such a request gets no answer.
 var errClientCancelled = errors.New("the client cancelled the request")
 
+// errIDInFlight refuses a request whose id a running request of the same
+// session already has. Served, it would take over the first one's entry, and
+// once answered leave the first one beyond the reach of notifications/cancelled.
+var errIDInFlight = errors.New("a request of this session with the same id is still running; ids must be unique among requests in flight")
+
 // track registers a request for cancellation; the returned func ends the
-// registration and must run when the request is answered.
-func (s *Server) track(ctx context.Context, se *session, id json.RawMessage) (context.Context, func()) {
+// registration and must run when the request is answered. It fails with
+// errIDInFlight, registering nothing, when the id is taken.
+func (s *Server) track(ctx context.Context, se *session, id json.RawMessage) (context.Context, func(), error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	key := inflightKey{session: se.conn, id: idIdentity(id)}
 	call := &inflightCall{cancel: cancel}
-	s.inflight.Store(key, call)
+	if _, taken := s.inflight.LoadOrStore(key, call); taken {
+		cancel(nil)
+		return nil, nil, errIDInFlight
+	}
 	return ctx, func() {
 		s.inflight.CompareAndDelete(key, call)
 		cancel(nil)
-	}
+	}, nil
 }
 
 // cancelRequest serves notifications/cancelled: a requestId no request of

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -25,7 +26,8 @@ const (
 // connLimiter keeps the open connections of a listener at or under max. At
 // the cap, a new connection makes room by closing the connection idle
 // longest between requests, else the oldest one that has not sent a request
-// yet; when every connection is running a request, the new one is closed.
+// yet; when every connection is running a request, the new one is answered
+// 503 and closed.
 // So idle keep-alive connections, however many pile up, never lock out a
 // new client.
 type connLimiter struct {
@@ -35,6 +37,9 @@ type connLimiter struct {
 
 	mu    sync.Mutex
 	conns map[net.Conn]connEntry
+
+	// refusing holds a place for each connection being refused.
+	refusing chan struct{}
 }
 
 type connEntry struct {
@@ -43,7 +48,7 @@ type connEntry struct {
 }
 
 func newConnLimiter(ln net.Listener, max int, log hclog.Logger) *connLimiter {
-	return &connLimiter{Listener: ln, max: max, log: log, conns: map[net.Conn]connEntry{}}
+	return &connLimiter{Listener: ln, max: max, log: log, conns: map[net.Conn]connEntry{}, refusing: make(chan struct{}, maxRefusing)}
 }
 
 func (l *connLimiter) Accept() (net.Conn, error) {
@@ -56,8 +61,42 @@ func (l *connLimiter) Accept() (net.Conn, error) {
 			return c, nil
 		}
 		l.log.Warn("connection refused: every connection is busy", "limit", l.max, "remote", c.RemoteAddr().String())
-		_ = c.Close()
+		select {
+		case l.refusing <- struct{}{}:
+			go func() {
+				defer func() { <-l.refusing }()
+				refuseBusy(c, l.max)
+			}()
+		default:
+			_ = c.Close() // a flood: closing costs nothing
+		}
 	}
+}
+
+// Refusing a connection at the cap is answered, so that the client reads
+// why rather than a connection reset: for at most refuseTime, by at most
+// maxRefusing goroutines at once.
+const (
+	refuseTime  = time.Second
+	maxRefusing = 64
+)
+
+// refuseBusy answers a connection over the cap with 503 and closes it. It
+// reads what the client sent before closing, or the close would reset the
+// connection and lose the answer; the deadline bounds all of it, TLS
+// handshake included.
+func refuseBusy(c net.Conn, limit int) {
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(refuseTime))
+	body := fmt.Sprintf("every one of the gateway's %d connections (listen.max_connections) is running a request; try again shortly\n", limit)
+	if _, err := fmt.Fprintf(c, "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\n"+
+		"Content-Length: %d\r\nRetry-After: 1\r\nConnection: close\r\n\r\n%s", len(body), body); err != nil {
+		return
+	}
+	if cw, ok := c.(interface{ CloseWrite() error }); ok {
+		_ = cw.CloseWrite()
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(c, 64<<10))
 }
 
 // admit registers c, closing another connection first if c would go over

@@ -80,6 +80,12 @@ func (s *Server) dispatch(ctx context.Context, se *session, msg []byte, env *env
 		if r := s.unsupportedVersion(env); r != nil {
 			return *r
 		}
+		if lvl := env.params.Meta.LogLevel; lvl != "" && !validLevel(mcp.LoggingLevel(lvl)) {
+			// Ignored, it would leave the client waiting for log lines that never come.
+			return errorResponse(env.ID, codeInvalidParams, fmt.Sprintf(
+				"invalid params: _meta %s %q is no logging level (debug, info, notice, warning, error, critical, alert, emergency)",
+				mcp.MetaKeyLogLevel, clip.Name(lvl)))
+		}
 		rse, err := s.requestSession(ctx, se, env)
 		if err != nil {
 			return errorResponse(env.ID, codeInternalError, err.Error())
@@ -100,8 +106,11 @@ func (s *Server) dispatch(ctx context.Context, se *session, msg []byte, env *env
 			}
 		}
 	}()
+	if r := unnamedTarget(env); r != nil {
+		return *r
+	}
 	if env.isRequest() && env.Method == string(mcp.MethodToolsCall) {
-		if name := env.callParams().Name; name != "" && !s.tools[name] {
+		if name := env.callParams().Name; !s.tools[name] {
 			return rpcResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: env.ID, Result: errorResult(s.unknownToolText(name))}
 		}
 		if se.perRequest && rs != nil {
@@ -118,8 +127,13 @@ func (s *Server) dispatch(ctx context.Context, se *session, msg []byte, env *env
 		s.cancelRequest(se, env.Params)
 		return nil
 	case env.isRequest():
-		var done func()
-		ctx, done = s.track(ctx, se, env.ID)
+		var (
+			done func()
+			err  error
+		)
+		if ctx, done, err = s.track(ctx, se, env.ID); err != nil {
+			return errorResponse(env.ID, codeInvalidRequest, fmt.Sprintf("invalid request: id %s: %v", jsonLiteralName(env.ID), err))
+		}
 		defer done()
 		if r, ok := s.serveTask(ctx, se, env); ok {
 			return r
@@ -159,15 +173,42 @@ func (s *Server) dispatch(ctx context.Context, se *session, msg []byte, env *env
 	return resp
 }
 
+// unnamedTarget answers a tools/call, prompts/get or resources/read that
+// names nothing to call, get or read (or names it with no string), which
+// mcp-go would answer with "tool not found" of an empty name and the like;
+// nil for any other message.
+func unnamedTarget(env *envelope) *rpcResponse {
+	if !env.isRequest() {
+		return nil
+	}
+	var problem string
+	p := env.callParams()
+	switch {
+	case env.Method == string(mcp.MethodToolsCall) && p.Name == "":
+		problem = `tools/call needs "name", a string naming the tool to run (find one with filter_tools)`
+	case env.Method == string(mcp.MethodPromptsGet) && p.Name == "":
+		problem = `prompts/get needs "name", a string naming the prompt (find one with prompts/list)`
+	case env.Method == string(mcp.MethodResourcesRead) && p.URI == "":
+		problem = `resources/read needs "uri", a string naming the resource (find one with resources/list)`
+	default:
+		return nil
+	}
+	r := errorResponse(env.ID, codeInvalidParams, "invalid params: "+problem)
+	return &r
+}
+
 // withID answers with the request's id as the client wrote it: mcp-go
 // decodes ids into float64, which alters integers beyond 2^53, and its
-// RequestId re-encodes strings.
+// RequestId re-encodes strings. An error's message is clipped: mcp-go
+// quotes what it refuses whole ("Method … not found", an invalid logging
+// level), and a request of megabytes would come back as large.
 func withID(resp mcp.JSONRPCMessage, id json.RawMessage) any {
 	switch r := resp.(type) {
 	case mcp.JSONRPCResponse:
 		return rpcResponse{JSONRPC: r.JSONRPC, ID: id, Result: r.Result}
 	case mcp.JSONRPCError:
-		return rpcResponse{JSONRPC: r.JSONRPC, ID: id, Error: &rpcError{Code: r.Error.Code, Message: r.Error.Message, Data: r.Error.Data}}
+		return rpcResponse{JSONRPC: r.JSONRPC, ID: id, Error: &rpcError{Code: r.Error.Code,
+			Message: clip.Text(r.Error.Message, clip.MessageLimit), Data: r.Error.Data}}
 	}
 	return resp
 }

@@ -10,12 +10,17 @@ import (
 	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/toolgate/toolgate/internal/clip"
 )
 
 // envelope is the part of an incoming JSON-RPC message that decides how a
 // transport handles it. parseEnvelope checks it, so a transport only sees
 // requests with a string or integer id, notifications and responses.
 type envelope struct {
+	// JSONRPC is the protocol version the message names, "2.0" or nothing
+	// valid.
+	JSONRPC *string `json:"jsonrpc"`
 	// ID is the id exactly as the client wrote it; answers carry these bytes.
 	ID     json.RawMessage `json:"id"`
 	Method string          `json:"method"`
@@ -92,6 +97,11 @@ var errBatch = errors.New("JSON-RPC batches are not supported")
 // make the answer unreadable to the client too.
 var errNotUTF8 = errors.New("the message is not valid UTF-8, which JSON text must be")
 
+// errBOM marks a message that starts with a UTF-8 byte order mark, which
+// JSON text sent over a network must not (RFC 8259 section 8.1); encoding/json
+// would report its first byte as the character 'ï'.
+var errBOM = errors.New("the message starts with a byte order mark (EF BB BF), which JSON text must not; send it without one")
+
 // invalidRequestError is JSON that is no request, notification or response
 // JSON-RPC 2.0 and MCP allow (code -32600).
 type invalidRequestError struct {
@@ -111,12 +121,15 @@ func (e *invalidRequestError) Error() string {
 	return "invalid request: " + e.Problem
 }
 
-// parseEnvelope reads one message. It fails with errBatch, a JSON syntax
-// error, or an *invalidRequestError.
+// parseEnvelope reads one message. It fails with errBatch, errBOM,
+// errNotUTF8, a JSON syntax error, or an *invalidRequestError.
 func parseEnvelope(msg []byte) (*envelope, error) {
 	t := bytes.TrimSpace(msg)
 	if len(t) > 0 && t[0] == '[' {
 		return nil, errBatch
+	}
+	if bytes.HasPrefix(t, []byte("\xef\xbb\xbf")) {
+		return nil, errBOM
 	}
 	if !utf8.Valid(t) {
 		return nil, errNotUTF8
@@ -143,8 +156,34 @@ func parseEnvelope(msg []byte) (*envelope, error) {
 	}
 	if env.isRequest() && present(env.Params) {
 		_ = json.Unmarshal(env.Params, &env.params) // a malformed params is mcp-go's to report
+		if p := progressTokenProblem(env.params.Meta.ProgressToken); p != "" {
+			return nil, &invalidRequestError{ID: env.ID, Params: true, Problem: p}
+		}
+		if !present(env.params.Meta.ProgressToken) {
+			env.params.Meta.ProgressToken = nil // a null token asks for no progress
+		}
 	}
 	return &env, nil
+}
+
+// maxProgressToken bounds a progress token: every progress notification of
+// the request repeats it, so a token of a megabyte made a call of a hundred
+// steps send a hundred megabytes. Real tokens are a number or a short id.
+const maxProgressToken = 256
+
+// progressTokenProblem says why raw cannot be a progress token, or "" when
+// it can (or is absent: null is taken as no token). MCP's tokens are
+// strings and integers, like ids.
+func progressTokenProblem(raw json.RawMessage) string {
+	switch {
+	case !present(raw):
+		return ""
+	case len(raw) > maxProgressToken:
+		return fmt.Sprintf("_meta.progressToken is %d bytes long; at most %d", len(raw), maxProgressToken)
+	case raw[0] == '"' || isInteger(raw):
+		return ""
+	}
+	return "_meta.progressToken must be a string or an integer, not " + jsonLiteralName(raw)
 }
 
 // check refuses, before any handler sees it, a message mcp-go would drop
@@ -158,6 +197,10 @@ func (e *envelope) check() error {
 		return e.refuse("no method: a request or notification needs one, a response a result or an error")
 	case e.Result.set || e.Error.set:
 		return e.refuse("both a method and a result or error: a message is a request or a response")
+	case e.JSONRPC == nil:
+		return e.refuse(`no "jsonrpc": a message must say "jsonrpc": "2.0"`)
+	case *e.JSONRPC != "2.0":
+		return e.refuse(fmt.Sprintf(`"jsonrpc" must be "2.0", not %q`, clip.Name(*e.JSONRPC)))
 	case len(e.ID) == 0:
 		return nil // a notification
 	case !present(e.ID) && strings.HasPrefix(e.Method, "notifications/"):
@@ -165,6 +208,13 @@ func (e *envelope) check() error {
 	}
 	if p := idProblem(e.ID); p != "" {
 		return &invalidRequestError{Problem: p}
+	}
+	if strings.HasPrefix(e.Method, "notifications/") {
+		// Served, notifications/cancelled would be taken as a notification
+		// and never answered, and the client would wait for ever.
+		return &invalidRequestError{ID: e.ID, Problem: fmt.Sprintf(
+			"%s is a notification and must have no id; a message with an id is a request, which this method never is",
+			clip.Name(e.Method))}
 	}
 	return nil
 }

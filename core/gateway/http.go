@@ -7,13 +7,17 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"os"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"go.opentelemetry.io/otel/propagation"
+
+	"github.com/toolgate/toolgate/internal/clip"
 )
 
 // MCP streamable HTTP: sessions for protocol versions through 2025-11-25,
@@ -101,6 +105,12 @@ func (t *httpTransport) post(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "Content-Type must be application/json", http.StatusUnsupportedMediaType)
 		return
 	}
+	if ce := r.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
+		// Read as it is, a compressed body was refused as not UTF-8, and
+		// one merely labelled so was taken as plain.
+		http.Error(w, fmt.Sprintf("Content-Encoding %q is not supported: send the body uncompressed", clip.Name(ce)), http.StatusUnsupportedMediaType)
+		return
+	}
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		var tooBig *http.MaxBytesError
@@ -108,7 +118,7 @@ func (t *httpTransport) post(w http.ResponseWriter, r *http.Request) {
 			s.writeTooLarge(w)
 			return
 		}
-		writeJSON(w, http.StatusBadRequest, errorResponse(nil, codeParseError, fmt.Sprintf("read request body: %v", err)))
+		writeJSON(w, http.StatusBadRequest, errorResponse(nil, codeParseError, s.bodyReadProblem(err)))
 		return
 	}
 	env, err := parseEnvelope(body)
@@ -144,6 +154,18 @@ func (t *httpTransport) post(w http.ResponseWriter, r *http.Request) {
 	ps.finish(resp, rs.cancelled.Load(), http.StatusOK)
 }
 
+// bodyReadProblem words why a request body could not be read. A body still
+// arriving when the read timeout cut it is named as such: the bare network
+// error ("read tcp …: i/o timeout") says neither that the client was too
+// slow nor which setting decides how slow is too slow.
+func (s *Server) bodyReadProblem(err error) string {
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return fmt.Sprintf("read request body: not received in full within %s (listen.read_timeout)",
+			orDefault(s.opts.ReadTimeout, DefaultReadTimeout))
+	}
+	return fmt.Sprintf("read request body: %v", err)
+}
+
 // stateless serves a 2026-07-28 request: no session, everything about the
 // client in the request itself, the principal checked as for any request.
 func (t *httpTransport) stateless(w http.ResponseWriter, r *http.Request, body []byte, env *envelope) {
@@ -173,8 +195,34 @@ func (t *httpTransport) statelessNotice(w http.ResponseWriter, r *http.Request, 
 	w.WriteHeader(http.StatusAccepted)
 }
 
+// maxClientState bounds what a session keeps of its client: the clientInfo
+// and capabilities of its initialize. Real clients send well under a
+// kilobyte; without a bound, each of max_sessions sessions could hold a
+// request's worth (max_request_bytes) of them, gigabytes in all.
+const maxClientState = 64 << 10
+
+// clientStateProblem says why an initialize's clientInfo and capabilities are
+// too large to keep, or "" when they are not.
+func clientStateProblem(env *envelope) string {
+	var p struct {
+		ClientInfo   json.RawMessage `json:"clientInfo"`
+		Capabilities json.RawMessage `json:"capabilities"`
+	}
+	if json.Unmarshal(env.Params, &p) != nil {
+		return "" // mcp-go's to report
+	}
+	if n := len(p.ClientInfo) + len(p.Capabilities); n > maxClientState {
+		return fmt.Sprintf("initialize: the client's clientInfo and capabilities take %d bytes, more than the %d a session keeps", n, maxClientState)
+	}
+	return ""
+}
+
 func (t *httpTransport) initialize(w http.ResponseWriter, r *http.Request, body []byte, env *envelope) {
 	s := t.srv
+	if problem := clientStateProblem(env); problem != "" {
+		writeJSON(w, http.StatusBadRequest, errorResponse(env.ID, codeInvalidParams, problem))
+		return
+	}
 	who := credentialFrom(r.Context()).who
 	if err := t.reserve(who); err != nil {
 		t.refuseSession(w, r, env.ID, who, err, false)
@@ -191,6 +239,10 @@ func (t *httpTransport) initialize(w http.ResponseWriter, r *http.Request, body 
 	}
 	if err != nil {
 		t.release(who)
+		if errors.Is(err, errCapsTooLarge) {
+			writeJSON(w, http.StatusBadRequest, errorResponse(env.ID, codeInvalidParams, "initialize: "+err.Error()))
+			return
+		}
 		writeJSON(w, http.StatusServiceUnavailable, errorResponse(env.ID, codeInternalError, err.Error()))
 		return
 	}
@@ -241,7 +293,7 @@ func (t *httpTransport) session(w http.ResponseWriter, r *http.Request, env *env
 	}
 	if v := r.Header.Get(headerProtocol); v != "" && !slices.Contains(mcp.LegacyProtocolVersions(), v) {
 		writeJSON(w, http.StatusBadRequest, errorResponse(id, codeInvalidRequest,
-			fmt.Sprintf("unsupported %s %q (supported: %v)", headerProtocol, v, mcp.LegacyProtocolVersions())))
+			fmt.Sprintf("unsupported %s %q (supported: %v)", headerProtocol, clip.Name(v), mcp.LegacyProtocolVersions())))
 		return nil, false
 	}
 	se.touch()

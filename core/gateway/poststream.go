@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"sync"
 	"time"
 )
@@ -66,11 +67,41 @@ func (p *postStream) finish(resp any, cancelled bool, status int) {
 			}
 		}
 	default:
-		writeJSON(p.w, status, resp)
+		p.writeJSON(status, resp)
 	}
-	if p.sse {
-		// The connection may serve another request: not under this deadline.
-		_ = p.rc.SetWriteDeadline(time.Time{})
+	// The connection may serve another request: not under this deadline.
+	_ = p.rc.SetWriteDeadline(time.Time{})
+}
+
+// jsonPiece is how much of a plain JSON answer is written under one
+// streamWriteTimeout.
+const jsonPiece = 64 << 10
+
+// writeJSON writes a plain JSON answer a piece at a time, each under
+// streamWriteTimeout, as events are: a client that reads nothing of a large
+// result loses it instead of holding the handler, its connection and the
+// result for ever, and one that reads slowly but steadily gets it all. The
+// length is given, so nothing is left to write once the last piece is out.
+func (p *postStream) writeJSON(status int, msg any) {
+	b, err := encodeMessage(msg)
+	if err != nil {
+		http.Error(p.w, fmt.Sprintf("encode response: %v", err), http.StatusInternalServerError)
+		return
+	}
+	b = append(b, '\n')
+	p.w.Header().Set("Content-Type", "application/json")
+	p.w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+	p.w.WriteHeader(status)
+	for len(b) > 0 {
+		n := min(len(b), jsonPiece)
+		_ = p.rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
+		if _, err := p.w.Write(b[:n]); err != nil {
+			return
+		}
+		if err := p.rc.Flush(); err != nil {
+			return
+		}
+		b = b[n:]
 	}
 }
 

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"sync"
 	"time"
@@ -16,6 +17,18 @@ import (
 // subscription (a listen stream has a session of its own), and the last one
 // to leave unsubscribes at the plugin. Updates come back through
 // ResourceUpdated, which reaches only the sessions subscribed to the URI.
+
+// Bounds of what one session subscribes to. A subscription is kept, URI and
+// all, for the life of its session, here and at the plugin serving it:
+// without them one session could pile up gigabytes, a request's worth at a
+// time.
+const (
+	maxSessionSubscriptions = 1000
+	maxSubscriptionURI      = 8 << 10
+)
+
+// errSubscriptionLimit refuses a subscription past those bounds.
+var errSubscriptionLimit = errors.New("subscription refused")
 
 // watch is one plugin resource that sessions subscribe to. n counts them
 // (guarded by native.subsMu). mu orders the calls to the source, so a
@@ -164,16 +177,16 @@ func (s *Server) unsubscribeAtPlugin(ctx context.Context, uri string) {
 // stream's session releases them when it ends (session.end). The plugins
 // are asked at once, so lazy plugins start side by side.
 //
-// A URI nobody serves fails the whole listen: mcp-go answers -32602 naming
-// it, as 2026-07-28 answers an unknown resource, so nothing is subscribed
-// here for a listen that will not run. A URI whose plugin refused the
+// A URI nobody serves, or one past the subscription bounds, fails the whole
+// listen: mcp-go answers -32602 naming it, as 2026-07-28 answers an unknown
+// resource, so nothing is subscribed here for a listen that will not run. A URI whose plugin refused the
 // subscription or could not be reached is left out of the request, hence
 // out of the acknowledgement, which lists only what the server honours.
 // A plugin that takes no subscriptions (it sends its updates unasked) is
 // asked nothing and its URIs are acknowledged.
 func (s *Server) listenResources(ctx context.Context, se *session, req *mcp.SubscriptionsListenRequest) {
 	uris := req.Params.Notifications.ResourceSubscriptions
-	if len(uris) == 0 || slices.ContainsFunc(uris, func(uri string) bool { return !s.subscribable(uri) }) {
+	if len(uris) == 0 || slices.ContainsFunc(uris, func(uri string) bool { return len(uri) > maxSubscriptionURI || !s.subscribable(uri) }) {
 		return
 	}
 	seen := make(map[string]bool, len(uris))
@@ -182,6 +195,9 @@ func (s *Server) listenResources(ctx context.Context, se *session, req *mcp.Subs
 		seen[uri] = true
 		return dup
 	})
+	if len(uris) > maxSessionSubscriptions {
+		return // mcp-go refuses the listen, through SubscribeToResourceErr
+	}
 	errs := make([]error, len(uris))
 	var wg sync.WaitGroup
 	for i, uri := range uris {

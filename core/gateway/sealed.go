@@ -120,6 +120,10 @@ func checkSessionKeys(keys [][]byte, maxAge time.Duration) error {
 	return nil
 }
 
+// errCapsTooLarge refuses an initialize whose client capabilities a sealed
+// id cannot carry: the client's to fix, not the gateway's.
+var errCapsTooLarge = errors.New("the client's capabilities are too large for a session id")
+
 // seal encrypts st into an id: the prefix, then base64url of a random nonce
 // and the ciphertext. The prefix is authenticated too.
 func (s *sealer) seal(st sessionState) (string, error) {
@@ -132,7 +136,7 @@ func (s *sealer) seal(st sessionState) (string, error) {
 		return "", fmt.Errorf("seal session: %w", err)
 	}
 	if len(b) > maxSealedState {
-		return "", fmt.Errorf("seal session: the client's capabilities take %d bytes, more than the %d a session id can carry", len(b), maxSealedState)
+		return "", fmt.Errorf("seal session: %w: %d bytes, more than the %d it can carry", errCapsTooLarge, len(b), maxSealedState)
 	}
 	aead := s.aeads[0]
 	nonce := make([]byte, aead.NonceSize(), aead.NonceSize()+len(b)+aead.Overhead())

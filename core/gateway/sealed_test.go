@@ -246,7 +246,7 @@ func TestSealTooLargeCapabilities(t *testing.T) {
 		t.Errorf("large client info: opened %+v, %v; want the state without it", got, err)
 	}
 	st.Caps.Experimental = map[string]any{"blob": big}
-	if _, err := sl.seal(st); err == nil || !strings.Contains(err.Error(), "capabilities take") {
+	if _, err := sl.seal(st); !errors.Is(err, errCapsTooLarge) {
 		t.Errorf("seal with capabilities too large: %v, want an error saying so", err)
 	}
 }

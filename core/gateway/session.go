@@ -11,6 +11,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/toolgate/toolgate/internal/clip"
 )
 
 // notesBuffer is how many session-wide notifications wait for a slow or absent
@@ -203,11 +205,20 @@ func (se *session) SetClientCapabilities(caps mcp.ClientCapabilities) {
 
 // SubscribeToResourceErr refuses URIs this server does not serve, so a typo
 // fails at once instead of waiting forever for updates.
+// It also keeps a session within the subscription bounds (resourcesubs.go).
 func (se *session) SubscribeToResourceErr(uri string) error {
-	if !se.srv.subscribable(uri) {
-		return fmt.Errorf("%w: %s", ErrUnknownResource, uri)
+	if len(uri) > maxSubscriptionURI {
+		return fmt.Errorf("%w: the URI is %d bytes long, at most %d", errSubscriptionLimit, len(uri), maxSubscriptionURI)
 	}
-	se.SubscribeToResource(uri)
+	if !se.srv.subscribable(uri) {
+		return fmt.Errorf("%w: %s", ErrUnknownResource, clip.Name(uri))
+	}
+	se.mu.Lock()
+	defer se.mu.Unlock()
+	if !se.subs[uri] && len(se.subs) >= maxSessionSubscriptions {
+		return fmt.Errorf("%w: the session holds %d subscriptions, the most one may; unsubscribe from one first", errSubscriptionLimit, len(se.subs))
+	}
+	se.subs[uri] = true
 	return nil
 }
 

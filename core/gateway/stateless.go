@@ -8,6 +8,8 @@ import (
 	"slices"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/toolgate/toolgate/internal/clip"
 )
 
 // Protocol 2026-07-28 has no initialize and no session: every request names
@@ -130,9 +132,9 @@ func (s *Server) checkHeaders(h http.Header, env *envelope) *rpcResponse {
 	case header == "":
 		return refuse(mcp.HEADER_MISMATCH, fmt.Sprintf("missing %s header: a request whose _meta declares protocol %s must name it in the header too", headerProtocol, body))
 	case body == "":
-		return refuse(mcp.HEADER_MISMATCH, fmt.Sprintf("%s header %s does not match the request: its params._meta declares no %s", headerProtocol, header, mcp.MetaKeyProtocolVersion))
+		return refuse(mcp.HEADER_MISMATCH, fmt.Sprintf("%s header %s does not match the request: its params._meta declares no %s", headerProtocol, clip.Name(header), mcp.MetaKeyProtocolVersion))
 	case header != body:
-		return refuse(mcp.HEADER_MISMATCH, fmt.Sprintf("%s header %s does not match the request's _meta %s %s", headerProtocol, header, mcp.MetaKeyProtocolVersion, body))
+		return refuse(mcp.HEADER_MISMATCH, fmt.Sprintf("%s header %s does not match the request's _meta %s %s", headerProtocol, clip.Name(header), mcp.MetaKeyProtocolVersion, clip.Name(body)))
 	}
 	if err := mcp.ValidateStandardHeaders(h.Get, body, mcp.MCPMethod(env.Method), env.Params); err != nil {
 		return refuse(mcp.HEADER_MISMATCH, err.Error())

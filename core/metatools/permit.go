@@ -1,6 +1,7 @@
 package metatools
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -89,19 +90,56 @@ func (h *Handlers) permit(ctx context.Context, t *catalog.Tool, args json.RawMes
 		return errorResult("%s was not run: asking the user to confirm it failed: %v", t.ID, err), OutcomeDenied
 	}
 	var reply struct {
-		Action string `json:"action"`
+		Action json.RawMessage `json:"action"`
 	}
-	if err := json.Unmarshal(answer, &reply); err != nil {
-		return errorResult("%s was not run: the client's answer to its confirmation is not an elicitation result: %v", t.ID, err), OutcomeDenied
+	var action string
+	if json.Unmarshal(answer, &reply) != nil || json.Unmarshal(reply.Action, &action) != nil {
+		return errorResult("%s was not run: the client's answer to its confirmation is no elicitation result: %s, where an object with "+
+			"an \"action\" of accept, decline or cancel was expected", t.ID, answerShape(answer, reply.Action)), OutcomeDenied
 	}
-	switch reply.Action {
+	switch action {
 	case "accept":
 		return nil, ""
 	case "decline":
 		return errorResult("%s was not run: the user declined it", t.ID), OutcomeDenied
+	case "cancel":
+		return errorResult("%s was not run: the user dismissed its confirmation (%q)", t.ID, action), OutcomeDenied
 	default:
-		return errorResult("%s was not run: the user dismissed its confirmation (%q)", t.ID, reply.Action), OutcomeDenied
+		return errorResult("%s was not run: the client answered its confirmation with action %q, which is none of accept, decline or cancel",
+			t.ID, oneLine(action, confirmArgsLimit)), OutcomeDenied
 	}
+}
+
+// answerShape says what an elicitation answer that is no result was, in the
+// client's JSON terms rather than Go's.
+func answerShape(answer, action json.RawMessage) string {
+	t := bytes.TrimSpace(answer)
+	switch {
+	case len(t) == 0 || t[0] != '{':
+		return "its result is " + jsonKind(t)
+	case len(bytes.TrimSpace(action)) == 0:
+		return "its result has no \"action\""
+	}
+	return "its \"action\" is " + jsonKind(bytes.TrimSpace(action))
+}
+
+// jsonKind names the kind of a JSON value.
+func jsonKind(v []byte) string {
+	switch {
+	case len(v) == 0:
+		return "empty"
+	case v[0] == '{':
+		return "an object"
+	case v[0] == '[':
+		return "a list"
+	case v[0] == '"':
+		return "a string"
+	case v[0] == 't' || v[0] == 'f':
+		return "true or false"
+	case v[0] == 'n':
+		return "null"
+	}
+	return "a number"
 }
 
 // permission is what call_tool does with t when t may delete or overwrite

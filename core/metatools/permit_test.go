@@ -195,3 +195,27 @@ func TestConfirmRefusesTasks(t *testing.T) {
 		t.Errorf("task of a destructive tool: %v", err)
 	}
 }
+
+// A client whose answer to the confirmation is no elicitation result is told
+// what it sent, in JSON's terms, not Go's; an action outside MCP's three is
+// not taken for the user's dismissal.
+func TestConfirmAnswersThatAreNoResult(t *testing.T) {
+	callTool, _, sup := permitHandlers(t, DestructiveConfirm)
+	for answer, want := range map[string]string{
+		`"yes"`:                     `x_tp_exit was not run: the client's answer to its confirmation is no elicitation result: its result is a string, where an object with an "action" of accept, decline or cancel was expected`,
+		`{"content":{}}`:            `its result has no "action"`,
+		`{"action":1}`:              `its "action" is a number`,
+		`{"action":"maybe"}`:        `x_tp_exit was not run: the client answered its confirmation with action "maybe", which is none of accept, decline or cancel`,
+		`[{"action":"accept"}]`:     `its result is a list`,
+		`{"action":{"v":"accept"}}`: `its "action" is an object`,
+	} {
+		peer := &plugintest.Peer{Elicit: func(context.Context, json.RawMessage) (json.RawMessage, error) { return json.RawMessage(answer), nil }}
+		res, err := callTool.Handle(protov1.WithPeer(context.Background(), peer), callArgsJSON("x_tp_exit", `{"code":3}`), nil)
+		if err != nil || !res.IsError || !strings.Contains(text(res), want) {
+			t.Errorf("answer %s: %+v, %v; want an error result containing %q", answer, res, err, want)
+		}
+	}
+	if st := sup.Status(); st.Restarts != 0 || st.State != supervisor.Running {
+		t.Errorf("plugin %s after %d restarts: exit ran on an answer that was no yes", st.State, st.Restarts)
+	}
+}

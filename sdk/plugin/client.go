@@ -264,7 +264,7 @@ func (c *Call) ask(ctx context.Context, method string, params, out any) error {
 		return err
 	}
 	if err := json.Unmarshal(res, out); err != nil {
-		return fmt.Errorf("%s: the client's result is malformed: %w", method, err)
+		return fmt.Errorf("%s: the client's result is malformed: %s", method, jsonProblem(err))
 	}
 	return nil
 }

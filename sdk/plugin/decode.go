@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/big"
 	"reflect"
 	"sort"
+	"strings"
 
 	"github.com/toolgate/toolgate/sdk/internal/similar"
 )
@@ -52,14 +54,23 @@ func decodeObject(raw json.RawMessage, v any, checkSchema bool) []problem {
 		}
 	}
 	var out []problem
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		var typeErr *json.UnmarshalTypeError
+	err := decodeStrict(raw, v)
+	var typeErr *json.UnmarshalTypeError
+	if errors.As(err, &typeErr) && integralNumber(typeErr) {
+		// JSON Schema's "integer" is any number without a fractional part,
+		// so the gateway lets 5.0 and 1e2 through; encoding/json takes only
+		// digits into a Go integer.
+		if fixed, ok := integersAsDigits(raw); ok {
+			if err = decodeStrict(fixed, v); err == nil {
+				_ = json.Unmarshal(fixed, &top) // the enum checks below see the same values
+			}
+		}
+	}
+	if err != nil {
 		if !errors.As(err, &typeErr) {
 			return []problem{{message: err.Error()}}
 		}
-		out = append(out, problem{path: typeErr.Field, message: fmt.Sprintf("expected %s, got %s", typeWords(typeErr.Type), valueWords(typeErr.Value))})
+		out = append(out, problem{path: typeErr.Field, message: typeProblem(typeErr)})
 	}
 	if t != nil && checkSchema {
 		for _, p := range schemaProblems(top, t, "") {
@@ -69,6 +80,102 @@ func decodeObject(raw json.RawMessage, v any, checkSchema bool) []problem {
 		}
 	}
 	return out
+}
+
+func decodeStrict(raw []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
+}
+
+// integralNumber reports whether a type error is a whole number refused by a
+// Go integer: written with a fraction or an exponent, or out of its range.
+func integralNumber(e *json.UnmarshalTypeError) bool {
+	literal, ok := strings.CutPrefix(e.Value, "number ")
+	if !ok || !isIntegerKind(e.Type) {
+		return false
+	}
+	f, _, err := big.ParseFloat(literal, 10, 256, big.ToNearestEven)
+	return err == nil && f.IsInt()
+}
+
+// typeProblem words a type error; a whole number out of a Go integer's range
+// is told the range, not that it is no integer.
+func typeProblem(e *json.UnmarshalTypeError) string {
+	if integralNumber(e) {
+		lo, hi := integerRange(e.Type)
+		return fmt.Sprintf("expected an integer from %s to %s, got %s", lo, hi, strings.TrimPrefix(e.Value, "number "))
+	}
+	return fmt.Sprintf("expected %s, got %s", typeWords(e.Type), valueWords(e.Value))
+}
+
+func isIntegerKind(t reflect.Type) bool {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return true
+	}
+	return false
+}
+
+// integerRange is the smallest and largest value of an integer type.
+func integerRange(t reflect.Type) (string, string) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	bits := uint(t.Bits())
+	switch t.Kind() {
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return "0", new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), bits), big.NewInt(1)).String()
+	}
+	hi := new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), bits-1), big.NewInt(1))
+	return new(big.Int).Neg(new(big.Int).Add(hi, big.NewInt(1))).String(), hi.String()
+}
+
+// integersAsDigits rewrites every whole number of raw written with a fraction
+// or an exponent (5.0, 1e2) in digits; ok is false when there was none.
+func integersAsDigits(raw []byte) ([]byte, bool) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var doc any
+	if dec.Decode(&doc) != nil {
+		return nil, false
+	}
+	changed := false
+	var walk func(v any) any
+	walk = func(v any) any {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, e := range x {
+				x[k] = walk(e)
+			}
+		case []any:
+			for i, e := range x {
+				x[i] = walk(e)
+			}
+		case json.Number:
+			if !strings.ContainsAny(string(x), ".eE") {
+				return x
+			}
+			f, _, err := big.ParseFloat(string(x), 10, 256, big.ToNearestEven)
+			if err != nil || !f.IsInt() || f.MantExp(nil) > 64 {
+				return x // beyond every Go integer: left for decoding to refuse
+			}
+			i, _ := f.Int(nil)
+			changed = true
+			return json.Number(i.String())
+		}
+		return v
+	}
+	doc = walk(doc)
+	if !changed {
+		return nil, false
+	}
+	fixed, err := json.Marshal(doc)
+	return fixed, err == nil
 }
 
 func structType(v any) reflect.Type {
@@ -175,6 +282,20 @@ func fillNested(raw json.RawMessage, t reflect.Type, changed *bool) (json.RawMes
 		return json.Marshal(list)
 	}
 	return raw, nil
+}
+
+// jsonProblem words a decoding error in JSON's terms, where and what was
+// expected and found, never naming a Go type: it is read by whoever sent
+// the JSON.
+func jsonProblem(err error) string {
+	var te *json.UnmarshalTypeError
+	if !errors.As(err, &te) {
+		return err.Error()
+	}
+	if te.Field == "" {
+		return fmt.Sprintf("expected %s, got %s", typeWords(te.Type), valueWords(te.Value))
+	}
+	return fmt.Sprintf("%q: expected %s, got %s", te.Field, typeWords(te.Type), valueWords(te.Value))
 }
 
 // typeWords names what a Go type accepts in JSON's words.

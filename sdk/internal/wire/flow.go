@@ -14,11 +14,19 @@ const (
 	connWindow   = 16 << 20
 )
 
+// MaxMessage bounds one message between host and plugin, either way. gRPC's
+// default of 4 MiB refused a call whose arguments the gateway's
+// max_request_bytes, raised past it, had let in, and a result (a file, an
+// image) larger than that, with a bare "received message larger than max".
+const MaxMessage = 64 << 20
+
 // ServerOptions are the plugin side's gRPC settings.
 func ServerOptions() []grpc.ServerOption {
 	return []grpc.ServerOption{
 		grpc.StaticStreamWindowSize(streamWindow),
 		grpc.StaticConnWindowSize(connWindow),
+		grpc.MaxRecvMsgSize(MaxMessage),
+		grpc.MaxSendMsgSize(MaxMessage),
 	}
 }
 
@@ -27,5 +35,6 @@ func DialOptions() []grpc.DialOption {
 	return []grpc.DialOption{
 		grpc.WithStaticStreamWindowSize(streamWindow),
 		grpc.WithStaticConnWindowSize(connWindow),
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(MaxMessage), grpc.MaxCallSendMsgSize(MaxMessage)),
 	}
 }
