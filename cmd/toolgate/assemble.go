@@ -230,20 +230,12 @@ func assemble(ctx context.Context, cfg *config.Config, topts telemetry.Options, 
 	}
 	handlers.OnGuideChange(front.ToolsChanged)
 	cat.OnChange(func(c catalog.Change) {
-		msg := map[string]any{"plugin": c.Plugin, "added": len(c.Added), "removed": len(c.Removed)}
-		if len(c.Added) <= 20 {
-			msg["added_tools"] = c.Added
-		}
-		if len(c.Removed) <= 20 {
-			msg["removed_tools"] = c.Removed
-		}
 		for _, problem := range c.Collisions {
 			logger.Error("tool name collision", "plugin", c.Plugin, "problem", problem)
 		}
-		if len(c.Collisions) > 0 {
-			msg["collisions"] = c.Collisions
+		if note, ok := catalogChangeNote(c); ok {
+			front.NotifyLog("info", map[string]any{"catalog_changed": note})
 		}
-		front.NotifyLog("info", map[string]any{"catalog_changed": msg})
 		front.ResourceUpdated(catalogURI)
 		if c.PromptsChanged {
 			front.PromptsChanged()
@@ -283,6 +275,26 @@ func oauthOptions(o *config.OAuth) *gateway.OAuth {
 	}
 	return &gateway.OAuth{Issuer: o.Issuer, Audience: o.Audience, JWKSURL: o.JWKSURL, Scopes: o.Scopes, Resource: o.Resource,
 		MaxTokenLifetime: o.MaxTokenLifetime, AllowAnyTyp: o.AllowAnyTyp}
+}
+
+// catalogChangeNote is what sessions are told of a change to the catalog's
+// tools, and whether there is anything to tell: a change of prompts or
+// resources alone reaches clients as list_changed notifications.
+func catalogChangeNote(c catalog.Change) (map[string]any, bool) {
+	if len(c.Added)+len(c.Removed)+len(c.Collisions) == 0 {
+		return nil, false
+	}
+	msg := map[string]any{"plugin": c.Plugin, "added": len(c.Added), "removed": len(c.Removed)}
+	if len(c.Added) <= 20 {
+		msg["added_tools"] = c.Added
+	}
+	if len(c.Removed) <= 20 {
+		msg["removed_tools"] = c.Removed
+	}
+	if len(c.Collisions) > 0 {
+		msg["collisions"] = c.Collisions
+	}
+	return msg, true
 }
 
 const catalogURI = "toolgate://catalog"

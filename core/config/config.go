@@ -35,6 +35,12 @@ const (
 	DefaultLogLevel        = "info"
 )
 
+// MaxRequestBytesLimit is the largest max_request_bytes: a call's arguments
+// travel to the plugin in one message, which the plugin connection bounds at
+// 64 MiB, so a larger request would pass the gateway only to be refused there.
+// Half of that leaves room for the message's other fields.
+const MaxRequestBytesLimit = 32 << 20
+
 // Config is one validated configuration.
 type Config struct {
 	File      string // path the config came from (EmbeddedName for the built-in default)

@@ -149,6 +149,11 @@ func TestParseErrors(t *testing.T) {
 			want: `toolgate.hcl:2:23: max_request_bytes must be greater than zero`,
 		},
 		{
+			name: "max_request_bytes above what a plugin connection carries",
+			src:  "gateway {\n  max_request_bytes = 100000000\n}",
+			want: `toolgate.hcl:2:23: max_request_bytes 100000000 is above 33554432 (32 MiB), the most a call's arguments may carry to a plugin`,
+		},
+		{
 			name: "unknown log level",
 			src:  "gateway {\n  log_level = \"inf\"\n}",
 			want: `toolgate.hcl:2:15: unknown log_level "inf"; did you mean "info"?`,

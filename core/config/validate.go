@@ -95,6 +95,9 @@ func checkMaxRequestBytes(n int64) string {
 	if n <= 0 {
 		return "max_request_bytes must be greater than zero"
 	}
+	if n > MaxRequestBytesLimit {
+		return fmt.Sprintf("max_request_bytes %d is above %d (32 MiB), the most a call's arguments may carry to a plugin", n, MaxRequestBytesLimit)
+	}
 	return ""
 }
 

@@ -347,3 +347,7 @@ func (p *Plugin) UnsubscribeResource(ctx context.Context, uri string) error {
 // declare the tasks capability (or predates protocol minor 4) answers every
 // request with an error that wraps ErrUnsupported.
 func (p *Plugin) Tasks() protov1.TaskRunner { return p.wire }
+
+// MaxMessage bounds one message between the host and a plugin, either way:
+// a call's arguments and a result must each fit in one.
+const MaxMessage = wire.MaxMessage
