@@ -171,7 +171,7 @@ func (s *Supervisor) pinged(o *owner, ping pingResult) {
 	if o.missedPings >= s.policy.MaxMissedPings {
 		p := o.plugin
 		s.dropPlugin(o)
-		p.Kill()
+		p.KillFor(fmt.Sprintf("it stopped answering health pings (%d missed)", o.missedPings))
 		s.failed(o, fmt.Sprintf("plugin stopped answering health pings (%d missed); killed; last error: %v", o.missedPings, ping.err), p.Stderr(), false)
 	}
 }

@@ -27,8 +27,13 @@ func (l libLogger) With(args ...any) hclog.Logger { return libLogger{l.Logger.Wi
 // for it (a stop, a kill of a start that failed or was given up), as a
 // warning when a polite stop had to end in a kill (the plugin did not shut
 // down within its grace: its author should know), as an error when the
-// host did not ask: the plugin crashed or something else killed it.
+// host did not ask: the plugin crashed or something else killed it. A kill
+// the host made for a reason of its own (KillFor) is a warning that gives it.
 func (p *Plugin) logExit(pid int, status string, signalled, asked bool) {
+	if why := p.killedFor.Load(); why != nil && asked {
+		p.log.Warn("plugin process killed: "+*why, "pid", pid, "how", status)
+		return
+	}
 	switch {
 	case asked && signalled && p.polite.Load():
 		p.log.Warn("plugin process did not shut down when asked and was killed", "pid", pid, "how", status)

@@ -52,6 +52,9 @@ type Plugin struct {
 	// polite is set by Stop, which gives the plugin time to shut down: a
 	// kill after it is worth a warning, unlike Kill's.
 	polite atomic.Bool
+	// killedFor says why the host killed a process that had not failed
+	// a stop (KillFor): its end is neither a crash nor a stop as asked.
+	killedFor atomic.Pointer[string]
 }
 
 // ErrNotPlugin is wrapped by the start error of a program that does not
@@ -291,6 +294,13 @@ func (p *Plugin) Stop(grace time.Duration) {
 		<-done
 	}
 	<-p.runner.exited
+}
+
+// KillFor ends the plugin's whole process group at once, for why (as "it
+// stopped answering health pings"), which the log of its end gives.
+func (p *Plugin) KillFor(why string) {
+	p.killedFor.Store(&why)
+	p.Kill()
 }
 
 // Kill ends the plugin's whole process group at once.

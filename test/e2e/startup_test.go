@@ -120,5 +120,9 @@ func TestHungPluginReplaced(t *testing.T) {
 	if r, err := c.callTool(ctx, "x_tp_echo", map[string]any{"text": "after"}); err != nil || r.IsError || r.text() != "after" {
 		t.Errorf("a call after the replacement answered %+v, %v", r, err)
 	}
+	// The log says why the process was killed, not that it stopped as asked.
+	if !g.log.contains("plugin process killed: it stopped answering health pings (3 missed)") || g.log.contains("plugin process stopped as asked") {
+		t.Errorf("the gateway's log does not say the hung process was killed for its missed pings:\n%s", g.log.tail(40))
+	}
 	g.requireAlive()
 }
