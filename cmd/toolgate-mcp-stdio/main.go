@@ -2,8 +2,8 @@
 // gateway starts it, one process per mcp-stdio plugin, when it sits beside
 // the toolgate executable. It holds only that plugin and the SDK, so each of
 // those processes loads and initialises none of the gateway's code or the
-// other built-in plugins: about 12 MB less resident memory per process than
-// re-executing toolgate.
+// other built-in plugins: about 12 MB less RSS per process than re-executing
+// toolgate.
 package main
 
 import (

@@ -14,8 +14,9 @@ import (
 
 // mcpStdioWrapper is the executable that serves mcp-stdio plugins, looked for
 // beside toolgate's own. It holds only that plugin, so each wrapper process
-// is about 12 MB smaller than a re-executed toolgate; without it (a `go
-// install` of toolgate alone) toolgate re-executes itself.
+// has about 12 MB less RSS than a re-executed toolgate (though it shares no
+// pages with the gateway: BENCHMARKS.md, "mcp-stdio wrapper memory");
+// without it (a `go install` of toolgate alone) toolgate re-executes itself.
 const mcpStdioWrapper = "toolgate-mcp-stdio"
 
 // launcher says which executable runs each built-in plugin type.
