@@ -18,6 +18,7 @@ all: build
 # throughput").
 build:
 	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/toolgate ./cmd/toolgate
+	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/toolgate-mcp-stdio ./cmd/toolgate-mcp-stdio
 	CGO_ENABLED=0 $(GO) build -o $(BIN)/hello-plugin ./plugins/examples/hello
 
 run: build

@@ -36,8 +36,9 @@ type gatewayParts struct {
 // its config block gives it: enough to find programs and a home directory.
 var baseEnv = []string{"PATH", "HOME", "USER", "LANG", "LC_ALL", "TMPDIR", "TZ"}
 
-// specs turns the config's plugin blocks into supervisor specs.
-func specs(cfg *config.Config, self string) []supervisor.Spec {
+// specs turns the config's plugin blocks into supervisor specs; launch says
+// which executable runs a built-in plugin type.
+func specs(cfg *config.Config, launch *launcher) []supervisor.Spec {
 	var out []supervisor.Spec
 	for i := range cfg.Plugins {
 		p := &cfg.Plugins[i]
@@ -61,7 +62,7 @@ func specs(cfg *config.Config, self string) []supervisor.Spec {
 		if p.Path != "" {
 			spec.Path, spec.Args, spec.Dir = p.Path, p.Args, filepath.Dir(p.Path)
 		} else {
-			spec.Path, spec.Args = self, []string{"plugin", "serve", p.Type}
+			spec.Path, spec.Args = launch.command(p.Type)
 		}
 		out = append(out, spec)
 	}
@@ -106,7 +107,7 @@ func telemetryOptions(cfg *config.Config, logger hclog.Logger) telemetry.Options
 
 // assemble wires catalog, supervisors, meta-tools, telemetry and the MCP
 // front together. Close the parts' telemetry when done with them.
-func assemble(ctx context.Context, cfg *config.Config, topts telemetry.Options, self string, logger hclog.Logger) (*gatewayParts, error) {
+func assemble(ctx context.Context, cfg *config.Config, topts telemetry.Options, launch *launcher, logger hclog.Logger) (*gatewayParts, error) {
 	cat := catalog.New()
 	for _, p := range cfg.Plugins {
 		cat.SetLabels(p.Name, p.Labels)
@@ -120,8 +121,9 @@ func assemble(ctx context.Context, cfg *config.Config, topts telemetry.Options, 
 	if grace <= 0 {
 		grace = time.Nanosecond
 	}
-	pluginSpecs := specs(cfg, self)
-	plugins := supervisor.NewManager(pluginSpecs, supervisor.ManagerOptions{
+	pluginSpecs := specs(cfg, launch)
+	var plugins *supervisor.Manager // OnEvent below reads it
+	plugins = supervisor.NewManager(pluginSpecs, supervisor.ManagerOptions{
 		Catalog: cat, Store: catalog.ManifestStore{Dir: cfg.Gateway.StateDir}, Logger: logger,
 		Policy: supervisor.Policy{DrainGrace: grace},
 		OnNotice: func(plugin string, e protov1.Event) {
@@ -148,6 +150,11 @@ func assemble(ctx context.Context, cfg *config.Config, topts telemetry.Options, 
 			if handlers != nil {
 				// The instructions name the plugins that are down.
 				handlers.PluginsChanged()
+			}
+			if e.To == supervisor.Running {
+				if s, ok := plugins.Get(e.Plugin); ok {
+					launch.checkVersion(s.Spec(), s.Status(), logger)
+				}
 			}
 			if e.To == supervisor.Running && library != nil {
 				// The new process knows nothing of the resources clients

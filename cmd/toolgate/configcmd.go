@@ -132,7 +132,7 @@ func configSchemas(ctx context.Context, cfg *config.Config, self string) config.
 		ctx = context.Background()
 	}
 	byName := map[string]supervisor.Spec{}
-	for _, s := range specs(cfg, self) {
+	for _, s := range specs(cfg, findLauncher(self)) {
 		byName[s.Name] = s
 	}
 	store := catalog.ManifestStore{Dir: cfg.Gateway.StateDir}

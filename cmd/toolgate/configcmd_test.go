@@ -71,7 +71,7 @@ func TestConfigValidateUsesTheCachedManifest(t *testing.T) {
 	}
 	m := &catalog.Manifest{Info: protov1.Info{Name: "cached", ProtocolMinor: 1, ConfigSchema: json.RawMessage(
 		`{"type":"object","properties":{"url":{"type":"string"}},"additionalProperties":false}`)}}
-	if err := (catalog.ManifestStore{Dir: state}).Save(supervisor.ManifestKey(specs(cfg, "unused")[0]), m); err != nil {
+	if err := (catalog.ManifestStore{Dir: state}).Save(supervisor.ManifestKey(specs(cfg, findLauncher("unused"))[0]), m); err != nil {
 		t.Fatal(err)
 	}
 	r := tg(t, nil, "config", "validate", path)

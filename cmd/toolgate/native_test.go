@@ -22,7 +22,7 @@ func TestNativeCompletionsDeclaredWhenSomePluginMayComplete(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return cfg, specs(cfg, "/bin/toolgate")
+		return cfg, specs(cfg, findLauncher("/bin/toolgate"))
 	}
 	state := t.TempDir()
 	base := "gateway {\n  state_dir = \"" + state + "\"\n%s}\n"

@@ -14,12 +14,10 @@ import (
 )
 
 // builtins serve the built-in plugin types in a re-executed toolgate process,
-// so a crash in a backend never takes the gateway down.
+// so a crash in a backend never takes the gateway down. mcp-stdio is served
+// here only when toolgate-mcp-stdio is not beside toolgate (launcher.go).
 var builtins = map[string]func(){
-	"mcp-stdio": func() {
-		logger := plugin.Logger()
-		plugin.ServeBackend(mcpstdio.New(logger), logger)
-	},
+	"mcp-stdio":  func() { mcpstdio.Serve(version) },
 	"prometheus": func() { plugin.Serve(prometheus.Plugin()) },
 	"kubernetes": func() {
 		logger := plugin.Logger()

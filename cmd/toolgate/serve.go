@@ -86,7 +86,9 @@ func serveWith(ctx context.Context, cfg *config.Config, topts telemetry.Options,
 	if err != nil {
 		return fmt.Errorf("find own executable for built-in plugins: %w", err)
 	}
-	gw, err := assemble(ctx, cfg, topts, self, logger)
+	launch := findLauncher(self)
+	launch.logChoice(cfg, logger)
+	gw, err := assemble(ctx, cfg, topts, launch, logger)
 	if err != nil {
 		return err
 	}

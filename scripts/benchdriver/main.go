@@ -1,7 +1,8 @@
 // Command benchdriver measures what the gateway adds: it runs the same call
 // directly against an MCP server and through toolgate (stdio and HTTP), in one
 // run on one machine, and prints a table of latencies and their ratios. It
-// also times crash recovery and a lazy plugin's first answer.
+// also times crash recovery and a lazy plugin's first answer. With -memory N it
+// only prints the idle memory of a gateway with N mcp-stdio plugins and hello.
 package main
 
 import (
@@ -16,12 +17,9 @@ import (
 	"os/signal"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/toolgate/toolgate/sdk/pluginhost"
 )
@@ -38,9 +36,17 @@ func main() {
 	flag.DurationVar(&loadFlags.duration, "duration", 5*time.Second, "length of one throughput run")
 	flag.IntVar(&loadFlags.rounds, "rounds", 3, "throughput runs on each side")
 	baseline := flag.String(baselineFlag, "", "serve the Go SDK echo server on this address (the driver starts itself so)")
+	memoryOnly := flag.Int("memory", 0, "only print the idle memory of a gateway with this many mcp-stdio plugins and hello")
 	flag.Parse()
 	if *baseline != "" {
 		if err := serveBaseline(*baseline); err != nil {
+			fmt.Fprintln(os.Stderr, "benchdriver:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *memoryOnly > 0 {
+		if err := idleMemory(*memoryOnly, abs(*bin), abs(*hello), *everything); err != nil {
 			fmt.Fprintln(os.Stderr, "benchdriver:", err)
 			os.Exit(1)
 		}
@@ -148,7 +154,7 @@ plugin "hello" {
 	}
 
 	// HTTP: a gateway process of its own, so the two transports do not share one.
-	dropCached(bin, hello)
+	dropCached(bin, wrapperOf(bin), hello)
 	srv := exec.Command(bin, "serve", "--config", cfg)
 	if err := srv.Start(); err != nil {
 		return err
@@ -371,92 +377,6 @@ func lifecycle(c rpc, hello string) error {
 	fmt.Printf("| lazy plugin: first call_tool answer, start included (%d runs) | %s | %s |\n", len(lazy), ms(median(lazy)), ms(maxOf(lazy)))
 	fmt.Printf("| plugin's own start: exec + handshake + configure (5 runs) | %s | %s |\n", ms(own[2]), ms(own[4]))
 	return nil
-}
-
-// idleAfter is when the idle memory is read: the plugins have started and
-// settled, and nothing has called them.
-const idleAfter = 6 * time.Second
-
-// printMemory prints the resident memory of the HTTP gateway (its two
-// auto-started plugins running) and of each of its child processes, from
-// /proc/PID/smaps_rollup: RSS, the anonymous part of it (heap, stacks), and
-// PSS, which divides each shared page among the processes mapping it (the
-// gateway and an mcp-stdio wrapper map the same binary).
-func printMemory(gateway int, when string) {
-	fmt.Printf("| process (HTTP gateway, %s) | RSS | anonymous | PSS |\n", when)
-	fmt.Println("|---|---|---|---|")
-	fmt.Printf("| gateway | %s |\n", memory(gateway))
-	for _, pid := range children(gateway) {
-		fmt.Printf("| %s | %s |\n", command(pid), memory(pid))
-		for _, grand := range children(pid) {
-			fmt.Printf("| └ %s | %s |\n", command(grand), memory(grand))
-		}
-	}
-	fmt.Println()
-}
-
-func children(parent int) []int {
-	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
-	var out []int
-	for _, path := range stats {
-		raw, err := os.ReadFile(path)
-		if err != nil {
-			continue
-		}
-		f := strings.Fields(string(raw[strings.LastIndexByte(string(raw), ')')+1:]))
-		if len(f) > 1 && f[1] == strconv.Itoa(parent) {
-			pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(path)))
-			out = append(out, pid)
-		}
-	}
-	sort.Ints(out)
-	return out
-}
-
-func command(pid int) string {
-	raw, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-	args := strings.Split(strings.TrimRight(string(raw), "\x00"), "\x00")
-	if len(args) > 0 {
-		args[0] = filepath.Base(args[0])
-	}
-	if len(args) > 4 {
-		args = args[:4]
-	}
-	return strings.Join(args, " ")
-}
-
-// dropCached evicts the binaries from the page cache, so the processes
-// measured next fault them in from disk as after a reboot. How a file came
-// into the cache (written by the linker, copied, read back) sets the size of
-// its page-cache folios, and a fault maps a whole folio: the same binary
-// measured 3 MB more RSS straight after a build than read back from disk.
-func dropCached(paths ...string) {
-	for _, p := range paths {
-		f, err := os.Open(p)
-		if err != nil {
-			continue
-		}
-		_ = f.Sync() // dirty pages (a binary just built) are not evicted
-		_ = unix.Fadvise(int(f.Fd()), 0, 0, unix.FADV_DONTNEED)
-		_ = f.Close()
-	}
-}
-
-// memory is the RSS, anonymous and PSS cells of a process's row.
-func memory(pid int) string {
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps_rollup", pid))
-	if err != nil {
-		return "? | ? | ?"
-	}
-	kb := map[string]int{}
-	for _, line := range strings.Split(string(raw), "\n") {
-		name, v, ok := strings.Cut(line, ":")
-		if ok {
-			kb[name], _ = strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")))
-		}
-	}
-	mb := func(k string) string { return fmt.Sprintf("%.1f MB", float64(kb[k])/1024) }
-	return mb("Rss") + " | " + mb("Anonymous") + " | " + mb("Pss")
 }
 
 func median(d []time.Duration) time.Duration {

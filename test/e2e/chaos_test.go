@@ -206,7 +206,7 @@ func TestChaosUnderLoad(t *testing.T) {
 			switch {
 			case strings.Contains(p.Cmd, bins.hello):
 				victims["hello"] = append(victims["hello"], p)
-			case strings.Contains(p.Cmd, "plugin serve mcp-stdio"), strings.Contains(p.Cmd, "mcp-server-everything"):
+			case strings.Contains(p.Cmd, bins.mcpStdio), strings.Contains(p.Cmd, "mcp-server-everything"):
 				if !p.stopped() {
 					victims["everything"] = append(victims["everything"], p)
 				}

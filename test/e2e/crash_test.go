@@ -37,7 +37,7 @@ func findPlugin(ctx context.Context, t *testing.T, g *gateway, c *mcpClient, nam
 		t.Fatalf("plugin %v does not lead its own process group", plugin)
 	}
 	tree := pluginTree{Plugin: plugin}
-	if strings.Contains(plugin.Cmd, "plugin serve mcp-stdio") {
+	if strings.Contains(plugin.Cmd, bins.mcpStdio) {
 		tree.Server = findProc(t, children(plugin.Pid), "mcp-server-everything")
 		if tree.Server.Pgid != plugin.Pid {
 			t.Fatalf("npm server %v is not in the plugin's process group %d", tree.Server, plugin.Pid)

@@ -25,6 +25,7 @@ type setup struct {
 	Gateway  string   // extra attributes of the gateway block
 	StateDir string   // reused across runs when set; a fresh temp dir otherwise
 	Env      []string // more environment of the gateway process, KEY=value
+	Toolgate string   // the gateway's executable; bins.toolgate when empty
 }
 
 // writeConfig writes the HCL config and returns its path and state dir.
@@ -89,7 +90,11 @@ func startGateway(t *testing.T, s setup) *gateway {
 	t.Helper()
 	cfg, stateDir := writeConfig(t, s)
 	g := &gateway{t: t, StateDir: stateDir, log: &logSink{}, exited: make(chan struct{})}
-	g.cmd = exec.Command(bins.toolgate, "serve", "--config", cfg)
+	exe := s.Toolgate
+	if exe == "" {
+		exe = bins.toolgate
+	}
+	g.cmd = exec.Command(exe, "serve", "--config", cfg)
 	if len(s.Env) > 0 {
 		g.cmd.Env = append(os.Environ(), s.Env...)
 	}

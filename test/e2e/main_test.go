@@ -16,6 +16,7 @@ import (
 // bins are the executables every test runs, built once by TestMain.
 var bins struct {
 	toolgate   string
+	mcpStdio   string // beside toolgate, which runs it for mcp-stdio plugins
 	hello      string
 	testplugin string
 }
@@ -45,8 +46,8 @@ func run(m *testing.M) int {
 	return code
 }
 
-// build compiles the gateway, the hello plugin and the misbehaving test plugin
-// into dir. Under -race they are built with the race detector too, so a data
+// build compiles the gateway, its mcp-stdio wrapper, the hello plugin and the
+// misbehaving test plugin into dir. Under -race they are built with the race detector too, so a data
 // race in the gateway during fault injection fails the test that caused it.
 func build(dir string) error {
 	root, err := filepath.Abs(filepath.Join("..", ".."))
@@ -54,10 +55,12 @@ func build(dir string) error {
 		return err
 	}
 	bins.toolgate = filepath.Join(dir, "toolgate")
+	bins.mcpStdio = filepath.Join(dir, "toolgate-mcp-stdio")
 	bins.hello = filepath.Join(dir, "hello-plugin")
 	bins.testplugin = filepath.Join(dir, "testplugin")
 	jobs := []struct{ dir, out, pkg string }{
 		{root, bins.toolgate, "./cmd/toolgate"},
+		{root, bins.mcpStdio, "./cmd/toolgate-mcp-stdio"},
 		{root, bins.hello, "./plugins/examples/hello"},
 		{filepath.Join(root, "sdk"), bins.testplugin, "./plugintest/testplugin"},
 	}
@@ -81,6 +84,6 @@ func build(dir string) error {
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "e2e: built toolgate, hello-plugin and testplugin (race=%v) in %s\n", raceEnabled, time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(os.Stderr, "e2e: built toolgate, toolgate-mcp-stdio, hello-plugin and testplugin (race=%v) in %s\n", raceEnabled, time.Since(start).Round(time.Millisecond))
 	return nil
 }

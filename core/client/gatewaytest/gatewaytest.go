@@ -25,6 +25,7 @@ import (
 // Binaries are the executables Build made.
 type Binaries struct {
 	Toolgate, Hello string
+	MCPStdio        string // toolgate-mcp-stdio, beside Toolgate, which runs it for mcp-stdio plugins
 	Dir             string
 }
 
@@ -54,12 +55,14 @@ func Main(m *testing.M, bins **Binaries, check func() error) {
 	os.Exit(code)
 }
 
-// Build compiles toolgate and the hello example plugin into dir. Call it
-// once per test binary, from TestMain.
+// Build compiles toolgate, its mcp-stdio wrapper and the hello example
+// plugin into dir. Call it once per test binary, from TestMain.
 func Build(dir string) (*Binaries, error) {
-	b := &Binaries{Toolgate: filepath.Join(dir, "toolgate"), Hello: filepath.Join(dir, "hello-plugin"), Dir: dir}
+	b := &Binaries{Toolgate: filepath.Join(dir, "toolgate"), Hello: filepath.Join(dir, "hello-plugin"),
+		MCPStdio: filepath.Join(dir, "toolgate-mcp-stdio"), Dir: dir}
 	for out, pkg := range map[string]string{
 		b.Toolgate: "github.com/toolgate/toolgate/cmd/toolgate",
+		b.MCPStdio: "github.com/toolgate/toolgate/cmd/toolgate-mcp-stdio",
 		b.Hello:    "github.com/toolgate/toolgate/plugins/examples/hello",
 	} {
 		cmd := exec.Command("go", "build", "-o", out, pkg)
