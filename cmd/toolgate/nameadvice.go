@@ -39,17 +39,23 @@ func toolLookupFailure(ctx context.Context, s *session, verb, name string, err e
 		if lookupErr != nil && !isToolError(lookupErr) {
 			return err
 		}
-		// A plugin that never told its tools and is not running is why
-		// the name is unknown. Failed or restarting, the CLI says how to
-		// bring it back; stopped, starting or lazy, the gateway's answer
-		// says why (an operator's stop and the gateway shutting down look
-		// the same here).
-		if lookupErr == nil && p.Tools == 0 && p.State != "running" {
-			if p.State != "failed" && p.State != "restarting" {
+		// A plugin with no tools that is down or starting is why the name
+		// is unknown. Stopped, it may have been stopped by an operator or
+		// by the gateway shutting down, which look the same here: the
+		// gateway's answer says which.
+		if lookupErr == nil && p.Tools == 0 {
+			switch p.State {
+			case "failed", "restarting":
+				return &failure{message: fmt.Sprintf("cannot %s %s: plugin %s is %s, so its tools are not known%s",
+					verb, clip.Name(name), p.Name, p.State, lastError(p)), hint: downHint(p.Name, p.State)}
+			case "starting":
+				return &failure{message: fmt.Sprintf("cannot %s %s: plugin %s is still starting, so its tools are not known yet", verb, clip.Name(name), p.Name),
+					hint: fmt.Sprintf("toolgate plugins status %s shows its state; try again once it runs", p.Name)}
+			case "running", "lazy":
+				// It told its tools, and this is none of them.
+			default:
 				return err
 			}
-			return &failure{message: fmt.Sprintf("cannot %s %s: plugin %s is %s, so its tools are not known%s",
-				verb, clip.Name(name), p.Name, p.State, lastError(p)), hint: downHint(p.Name, p.State)}
 		}
 	}
 	names, lookupErr := toolNames(ctx, s)

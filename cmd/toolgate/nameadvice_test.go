@@ -1,9 +1,17 @@
 package main
 
 import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/toolgate/toolgate/core/client/gatewaytest"
 )
 
 // What the client commands print when the gateway refuses a name or a call
@@ -66,5 +74,84 @@ func TestRefusalsInCLIWords(t *testing.T) {
 	wantExit(t, tg(t, nil, "plugins", "start", "hello", url), 0, nil, nil)
 	r = tg(t, nil, "call", "x_hello_count", "--arg", "to=3", "--arg", "delay_ms=2000", "--timeout", "100ms", url)
 	wantExit(t, r, 1, nil, []string{"error: the call to x_hello_count ran out of time (--timeout 100ms)\nhint: --timeout (such as --timeout 5m) allows it longer\n"})
+	noMetaWords(t, r)
+}
+
+// A call that waits for its plugin's start when the gateway is told to shut
+// down prints the gateway's answer, that it is shutting down: the plugin is
+// stopped then, which an operator's stop would also show, but that is not
+// what happened, and the CLI's advice to start it would be wrong. Another
+// call in flight keeps the gateway draining, so the lookups after the
+// answer reach it.
+func TestCallDuringShutdownSaysTheGatewaysAnswer(t *testing.T) {
+	dir := t.TempDir()
+	testplugin := filepath.Join(dir, "testplugin")
+	build := exec.Command("go", "build", "-o", testplugin, "./plugintest/testplugin")
+	build.Dir = filepath.Join("..", "..", "sdk")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build testplugin: %v\n%s", err, out)
+	}
+	hang := filepath.Join(dir, "hang")
+	gw := gatewaytest.Start(t, bins.Toolgate, bins.HelloConfig(t, dir, fmt.Sprintf(`plugin "tp" {
+  path          = %q
+  auto_start    = false
+  idle_timeout  = "1s"
+  start_timeout = "10m"
+  env           = { TESTPLUGIN_HANG_CONFIGURE_FILE = %q }
+}`, testplugin, hang)), "TOOLGATE_SHUTDOWN_GRACE=10m")
+	url := "--url=" + gw.URL
+	// Started once at boot to learn its tools, then stopped while idle: the
+	// call below starts it, and that start hangs.
+	deadline := time.Now().Add(30 * time.Second)
+	lazy := func() bool {
+		var ps []struct {
+			State string
+			Tools int
+		}
+		return json.Unmarshal([]byte(tg(t, nil, "plugins", "status", "tp", url, "-o", "json").stdout), &ps) == nil &&
+			len(ps) == 1 && ps[0].State == "lazy" && ps[0].Tools > 0
+	}
+	for !lazy() {
+		if time.Now().After(deadline) {
+			t.Fatalf("tp did not go lazy with its tools\n%s", gw.Stderr())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err := os.WriteFile(hang, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	holder := exec.Command(bins.Toolgate, "call", "x_hello_count", "--arg", "to=2", "--arg", "delay_ms=600000", "--timeout", "10m", url)
+	progress, err := holder.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := holder.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = holder.Process.Kill(); _ = holder.Wait() }()
+	lines := bufio.NewScanner(progress)
+	for lines.Scan() && !strings.Contains(lines.Text(), "counted 1") {
+	}
+
+	called := make(chan result, 1)
+	go func() { called <- tg(t, nil, "call", "x_tp_echo", "--arg", "text=hi", url) }()
+	for !strings.Contains(gw.Stderr(), "hanging in configure") {
+		if time.Now().After(deadline.Add(30 * time.Second)) {
+			t.Fatalf("the call did not start tp\n%s", gw.Stderr())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	stopped := make(chan struct{})
+	go func() { gw.Stop(); close(stopped) }()
+	r := <-called
+	_ = holder.Process.Kill()
+	<-stopped
+
+	wantExit(t, r, 1, nil, []string{`plugin "tp" is stopping: the gateway is shutting down`})
+	for _, not := range []string{"hint:", "plugins start", "cannot reach"} {
+		if strings.Contains(r.stderr, not) {
+			t.Errorf("the call during a shutdown printed %q:\n%s", not, r.stderr)
+		}
+	}
 	noMetaWords(t, r)
 }
