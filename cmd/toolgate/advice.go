@@ -69,11 +69,7 @@ func readFailure(ctx context.Context, s *session, uri string, err error) error {
 	if hint == "" {
 		return err
 	}
-	msg := fmt.Sprintf("cannot read resource %q: plugin %s is %s", clip.Name(uri), p.Name, p.State)
-	if p.LastError != "" {
-		msg += ": " + strings.Join(strings.Fields(p.LastError), " ")
-	}
-	return &failure{message: msg, hint: hint}
+	return &failure{message: fmt.Sprintf("cannot read resource %q: plugin %s is %s%s", clip.Name(uri), p.Name, p.State, lastError(p)), hint: hint}
 }
 
 // resourceMeant is the listed resource URI that uri is probably a typo of,
@@ -101,13 +97,9 @@ func pluginFlagFailure(ctx context.Context, s *session, plugin string, err error
 	if plugin == "" || !isToolError(err) {
 		return err
 	}
-	plugins, lookupErr := s.Plugins(ctx)
+	names, lookupErr := pluginNames(ctx, s)
 	if lookupErr != nil {
 		return err
-	}
-	names := make([]string, 0, len(plugins))
-	for _, p := range plugins {
-		names = append(names, p.Name)
 	}
 	if slices.Contains(names, plugin) {
 		return err

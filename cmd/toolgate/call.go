@@ -20,7 +20,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/toolgate/toolgate/core/client"
-	"github.com/toolgate/toolgate/core/metatools"
 )
 
 func init() { clientCommands = append(clientCommands, callCmd) }
@@ -54,6 +53,9 @@ func callCmd() *cobra.Command {
 			if timeout < 0 {
 				return fmt.Errorf("--timeout %s: want a positive time limit, such as 30s or 2m", timeout)
 			}
+			if err := checkName(pos[0], "tool", "toolgate tools list"); err != nil {
+				return err
+			}
 			if err := argsNotFlags(cmd, args); err != nil {
 				return err
 			}
@@ -69,14 +71,11 @@ func callCmd() *cobra.Command {
 			defer s.Close()
 			name := pos[0]
 			// The lookup types each --arg by the schema and tells the CLI
-			// what a failed call needs in its own words (an unknown name
-			// has no description; call_tool then answers with the closest).
-			d, lookupErr := s.DescribeTool(ctx, name)
-			if lookupErr != nil {
-				if !isToolError(lookupErr) {
-					return lookupErr
-				}
-				d = nil
+			// whose plugin a failed call needs; the gateway's refusal of it
+			// is the answer, said in the CLI's words where a lookup can.
+			d, err := s.DescribeTool(ctx, name)
+			if err != nil {
+				return toolFailure(cmd, toolLookupFailure(ctx, s, "call", name, err))
 			}
 			in, err := buildArguments(d, name, base, args)
 			if err != nil {
@@ -92,13 +91,15 @@ func callCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if res.IsError {
+				if fail := callFailure(ctx, s, d, res, timeout); fail != nil {
+					return toolFailure(cmd, fail)
+				}
+			}
 			if err := printResult(cmd, res, name, outDir, f.json()); err != nil {
 				return err
 			}
 			if res.IsError {
-				if h := callHint(d, res); h != "" {
-					fmt.Fprintln(cmd.ErrOrStderr(), "hint:", h)
-				}
 				return exitError{code: 1}
 			}
 			return nil
@@ -170,19 +171,16 @@ func jsonKind(v any) string {
 }
 
 // buildArguments sets the --arg values over the --json ones in out, typing
-// each --arg by the tool's input schema as d, when the tool is known, has it.
+// each --arg by the tool's input schema.
 func buildArguments(d *client.ToolDescription, tool string, out map[string]any, args []string) (map[string]any, error) {
 	if len(args) == 0 {
 		return out, nil
 	}
-	props := map[string]json.RawMessage{}
-	if d != nil {
-		var schema struct {
-			Properties map[string]json.RawMessage `json:"properties"`
-		}
-		_ = json.Unmarshal(d.InputSchema, &schema)
-		props = schema.Properties
+	var schema struct {
+		Properties map[string]json.RawMessage `json:"properties"`
 	}
+	_ = json.Unmarshal(d.InputSchema, &schema)
+	props := schema.Properties
 	for _, kv := range args {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || k == "" {
@@ -201,32 +199,6 @@ func buildArguments(d *client.ToolDescription, tool string, out map[string]any, 
 		out[k] = typed
 	}
 	return out, nil
-}
-
-// callHint is the CLI's advice on a call that failed, from the outcome the
-// gateway marks it with and what the lookup before it found: the gateway's
-// own words are for an assistant and name its meta-tools. d is nil for a
-// name the gateway does not know.
-func callHint(d *client.ToolDescription, res *client.ToolResult) string {
-	var meta map[string]json.RawMessage
-	_ = json.Unmarshal(res.Meta, &meta)
-	var outcome metatools.Outcome
-	_ = json.Unmarshal(meta[metatools.OutcomeMetaKey], &outcome)
-	if outcome == metatools.OutcomeTimeout {
-		return "the call ran out of time; --timeout (such as --timeout 5m) allows it longer"
-	}
-	if d == nil {
-		return `toolgate tools search "what it should do" finds tools by what they do; toolgate tools list lists them all`
-	}
-	var ps struct {
-		State string `json:"state"`
-	}
-	_ = json.Unmarshal(d.PluginState, &ps)
-	hint := downHint(d.Plugin, ps.State)
-	if hint != "" {
-		hint = fmt.Sprintf("plugin %s is %s; %s", d.Plugin, ps.State, hint)
-	}
-	return hint
 }
 
 func isToolError(err error) bool {

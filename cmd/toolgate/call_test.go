@@ -148,15 +148,15 @@ func TestCallArgThatIsAFlag(t *testing.T) {
 func TestCallHintsInCLIWords(t *testing.T) {
 	_, url := helloGateway(t)
 	r := tg(t, nil, "call", "x_nope", url)
-	wantExit(t, r, 1, nil, []string{`hint: toolgate tools search "what it should do" finds tools by what they do`})
+	wantExit(t, r, 1, nil, []string{`error: no tool named "x_nope"`, `hint: toolgate tools search "what it should do" finds tools by what they do`})
 
 	r = tg(t, nil, "call", "x_hello_count", "--arg", "to=3", "--arg", "delay_ms=2000", "--timeout", "100ms", url)
-	wantExit(t, r, 1, nil, []string{"hint: the call ran out of time; --timeout (such as --timeout 5m) allows it longer"})
+	wantExit(t, r, 1, nil, []string{"error: the call to x_hello_count ran out of time (--timeout 100ms)\nhint: --timeout (such as --timeout 5m) allows it longer"})
 
 	r = tg(t, nil, "plugins", "stop", "hello", url)
 	wantExit(t, r, 0, nil, nil)
 	r = tg(t, nil, "call", "x_hello_echo", "--arg", "text=hi", url)
-	wantExit(t, r, 1, nil, []string{"hint: plugin hello is stopped; toolgate plugins start hello starts it"})
+	wantExit(t, r, 1, nil, []string{"error: cannot call x_hello_echo: plugin hello is stopped\nhint: toolgate plugins start hello starts it"})
 
 	// A tool's own failure while its plugin runs gets no advice.
 	r = tg(t, nil, "plugins", "start", "hello", url)

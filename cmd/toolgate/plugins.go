@@ -16,6 +16,11 @@ func init() { clientCommands = append(clientCommands, pluginsCmd) }
 func pluginsCmd() *cobra.Command {
 	var f clientFlags
 	status := func(cmd *cobra.Command, args []string) error {
+		if len(args) == 1 {
+			if err := checkName(args[0], "plugin", "toolgate plugins list"); err != nil {
+				return err
+			}
+		}
 		s, err := f.connect(cmd)
 		if err != nil {
 			return err
@@ -25,7 +30,7 @@ func pluginsCmd() *cobra.Command {
 		if len(args) == 1 {
 			p, err := s.PluginDo(cmd.Context(), client.PluginGet, args[0])
 			if err != nil {
-				return toolFailure(cmd, err)
+				return toolFailure(cmd, pluginFailure(cmd.Context(), s, client.PluginGet, args[0], err))
 			}
 			plugins = []client.Plugin{*p}
 		} else if plugins, err = s.Plugins(cmd.Context()); err != nil {
@@ -45,13 +50,18 @@ func pluginsCmd() *cobra.Command {
 		return nil
 	}
 	c := &cobra.Command{
-		Use:   "plugins [status [NAME] | start|stop|restart NAME]",
+		Use:   "plugins [list | status [NAME] | start|stop|restart NAME]",
 		Short: "Show plugins' state, or start, stop or restart one",
 		Args:  cobra.NoArgs,
 		RunE:  status,
 	}
 	f.add(c)
 	c.AddCommand(&cobra.Command{
+		Use:   "list",
+		Short: "Show every plugin's state",
+		Args:  cobra.NoArgs,
+		RunE:  status,
+	}, &cobra.Command{
 		Use:               "status [NAME]",
 		Short:             "Show every plugin's state, or one plugin's",
 		Args:              cobra.MaximumNArgs(1),
@@ -72,8 +82,12 @@ func pluginsCmd() *cobra.Command {
 			Args:              cobra.ExactArgs(1),
 			ValidArgsFunction: completePlugins(&f),
 			RunE: func(cmd *cobra.Command, args []string) error {
+				if err := checkName(args[0], "plugin", "toolgate plugins list"); err != nil {
+					return err
+				}
 				return show(cmd, &f, func(ctx context.Context, s *session) (*client.Plugin, error) {
-					return s.PluginDo(ctx, a.action, args[0])
+					p, err := s.PluginDo(ctx, a.action, args[0])
+					return p, pluginFailure(ctx, s, a.action, args[0], err)
 				}, func(p *client.Plugin) error {
 					return pluginTable(cmd, []client.Plugin{*p})
 				})

@@ -52,12 +52,16 @@ func promptsCmd() *cobra.Command {
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: completePrompts(&f),
 		RunE: func(cmd *cobra.Command, pos []string) error {
+			if err := checkName(pos[0], "prompt", "toolgate prompts list"); err != nil {
+				return err
+			}
 			in, err := keyValues("--arg", args)
 			if err != nil {
 				return err
 			}
 			return show(cmd, &f, func(ctx context.Context, s *session) (*client.Prompt, error) {
-				return s.GetPrompt(ctx, pos[0], in)
+				p, err := s.GetPrompt(ctx, pos[0], in)
+				return p, promptFailure(ctx, s, pos[0], in, err)
 			}, func(p *client.Prompt) error {
 				if p.Description != "" {
 					fmt.Fprintf(cmd.OutOrStdout(), "# %s\n", p.Description)

@@ -26,5 +26,5 @@ func TestPromptsCommands(t *testing.T) {
 		t.Errorf("prompts get -o json: %v %+v\n%s", err, p, r.stdout)
 	}
 	r = tg(t, nil, "prompts", "get", "x_hello_welcome", url)
-	wantExit(t, r, 1, nil, []string{"arguments.name", "is required"})
+	wantExit(t, r, 1, nil, []string{"prompt x_hello_welcome requires --arg name=VALUE"})
 }

@@ -179,8 +179,12 @@ func toolsDescribeCmd(f *clientFlags) *cobra.Command {
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: completeTools(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkName(args[0], "tool", "toolgate tools list"); err != nil {
+				return err
+			}
 			return show(cmd, f, func(ctx context.Context, s *session) (*client.ToolDescription, error) {
-				return s.DescribeTool(ctx, args[0])
+				d, err := s.DescribeTool(ctx, args[0])
+				return d, toolLookupFailure(ctx, s, "describe", args[0], err)
 			}, func(d *client.ToolDescription) error {
 				return describeText(cmd, d)
 			})
