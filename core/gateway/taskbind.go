@@ -42,7 +42,7 @@ func (s *Server) createTask(ctx context.Context, se *session, args json.RawMessa
 		return "", protov1.Task{}, err
 	}
 	id := s.encodeTaskID(who, h)
-	entry := indexedTask{owner: who, handle: h}
+	entry := indexedTask{owner: who, handle: h, last: t}
 	if !se.perRequest {
 		entry.session = se.id
 	}
@@ -111,5 +111,6 @@ func (s *Server) currentTask(ctx context.Context, id string, h taskHandle) (prot
 		s.taskIndex.drop(id)
 		return protov1.Task{}, errUnknownTask
 	}
+	s.taskIndex.saw(id, t)
 	return t, nil
 }

@@ -124,10 +124,11 @@ func (s *Server) serveTaskExt(ctx context.Context, se *session, env *envelope) (
 				result = map[string]any{}
 				break
 			}
-			if _, err = runner.CancelTask(ctx, h.Plugin, h.ID); err != nil {
-				if now, gerr := s.currentTask(ctx, p.TaskID, h); gerr == nil && terminal(now.Status) {
-					err = nil
-				}
+			var cancelled protov1.Task
+			if cancelled, err = runner.CancelTask(ctx, h.Plugin, h.ID); err == nil {
+				s.taskIndex.saw(p.TaskID, cancelled)
+			} else if now, gerr := s.currentTask(ctx, p.TaskID, h); gerr == nil && terminal(now.Status) {
+				err = nil
 			}
 			result = map[string]any{}
 		}
@@ -179,8 +180,16 @@ func (s *Server) detailedTask(ctx context.Context, ref taskRef, id string, t pro
 		t.Status = protov1.TaskWorking
 	}
 	out := extTaskJSON(id, t)
+	// A task its plugin's process took is not asked about: the new process
+	// may have given its id to another (tasklost.go).
+	l, lost := s.taskIndex.lostTask(id)
 	switch t.Status {
 	case protov1.TaskCompleted:
+		if lost {
+			// A completed task carries its result, which is gone; it stays
+			// completed all the same, as MCP keeps a terminal state.
+			return nil, l.resultLost(id)
+		}
 		res, err := s.taskResult(ctx, runner, ref, id)
 		if err != nil {
 			if errors.Is(err, protov1.ErrNotFound) {
@@ -202,7 +211,7 @@ func (s *Server) detailedTask(ctx context.Context, ref taskRef, id string, t pro
 		}
 		out["error"] = map[string]any{"code": codeInternalError, "message": msg}
 	}
-	if terminal(t.Status) {
+	if terminal(t.Status) && !lost {
 		s.taskInputs.forget(ref)
 	}
 	return out, nil

@@ -4,6 +4,8 @@ import (
 	"sort"
 	"sync"
 	"time"
+
+	"github.com/toolgate/toolgate/sdk/protov1"
 )
 
 // taskIndex remembers the tasks this process created, by the id clients
@@ -35,6 +37,11 @@ type indexedTask struct {
 	session string
 	expires time.Time // zero: no ttl
 	ttlMs   *int64
+	// last is the task as the gateway last learnt it from its plugin: made,
+	// told by a status notice, answered to tasks/get or tasks/cancel. Once
+	// its process ends it is all the gateway knows of the task
+	// (tasklost.go).
+	last protov1.Task
 }
 
 // maxIndexedTasks bounds the index, so a client cannot grow it without end.
@@ -100,6 +107,20 @@ func (ix *taskIndex) add(id string, t indexedTask) {
 	ix.tasks[id] = t
 	ix.byRef[t.handle.taskRef] = id
 	ix.held.take(t.owner)
+}
+
+// saw records t as the latest state the plugin reported of the task id
+// names. A terminal state is kept: MCP lets no task leave one, so a report
+// that crossed it on the way is stale.
+func (ix *taskIndex) saw(id string, t protov1.Task) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	e, ok := ix.tasks[id]
+	if !ok || terminal(e.last.Status) {
+		return
+	}
+	e.last = t
+	ix.tasks[id] = e
 }
 
 // remove drops id; the caller holds mu.

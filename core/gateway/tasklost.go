@@ -14,45 +14,91 @@ import (
 
 // A task lives in its plugin's process, and ends with it: a crash, a
 // restart or a stop takes every task the process kept. Told so
-// (PluginEnded), the gateway fails each task this process created there,
+// (PluginEnded), the gateway settles each task this process created there,
 // gives its place in its principal's share back at once rather than when
 // its ttl passes, and from then on answers for it itself: the plugin's new
 // process knows nothing of it, and may give its id to another task.
+//
+// A task still at work is failed. One that had already ended (completed,
+// failed, cancelled) stays as it ended, since MCP lets no task leave a
+// terminal state; what went with the process is its result, and asking
+// for that result is answered with an error saying so.
 
 // lostTask is a task whose plugin process ended.
 type lostTask struct {
 	indexedTask
-	// why names the plugin and what became of it.
-	why   string
+	// how says what became of the plugin, as PluginEnded was told.
+	how   string
 	ended time.Time
 }
 
-// task is the lost task as tasks/get reports it: failed, saying why.
+// endedBefore reports whether the task had ended before its process did,
+// its result lost with the process.
+func (l lostTask) endedBefore() bool { return terminal(l.last.Status) }
+
+// why is the failure of a task its process took while at work: it names
+// the plugin and what became of it.
+func (l lostTask) why() string {
+	return fmt.Sprintf("plugin %q %s, and this task ended with its process; run the call again", l.handle.Plugin, l.how)
+}
+
+// task is the lost task as tasks/get reports it: as it ended, or failed,
+// saying why.
 func (l lostTask) task() protov1.Task {
-	return protov1.Task{ID: l.handle.ID, Status: protov1.TaskFailed, StatusMessage: l.why,
+	if l.endedBefore() {
+		t := l.last
+		t.ID = l.handle.ID
+		return t
+	}
+	return protov1.Task{ID: l.handle.ID, Status: protov1.TaskFailed, StatusMessage: l.why(),
 		CreatedAt: l.handle.Created, LastUpdated: l.ended.UTC().Format(time.RFC3339), TTLMs: l.ttlMs}
+}
+
+// resultLostError is the answer for the result of a task that had ended
+// before its plugin's process did: the result was kept in that process.
+type resultLostError struct {
+	id, plugin, status, how string
+}
+
+func (e *resultLostError) Error() string {
+	ended := e.status
+	if ended == protov1.TaskCancelled {
+		ended = "been cancelled"
+	}
+	return fmt.Sprintf("task %s of plugin %q had %s, but its result was lost with the plugin's process: plugin %q %s; run the call again for a new result",
+		quoteTaskID(e.id), e.plugin, ended, e.plugin, e.how)
+}
+
+// resultLost is the error for the result of the lost task id names, which
+// had ended before its process.
+func (l lostTask) resultLost(id string) error {
+	return &resultLostError{id: id, plugin: l.handle.Plugin, status: l.last.Status, how: l.how}
 }
 
 // PluginEnded settles the tasks this process created in plugin, whose
 // process has ended and taken them with it. how says what became of the
-// plugin, as "restarted (plugin process exit status 1)". Each task is
-// failed with a message naming the plugin and how, its principal may
-// create another in its place at once, and its creator's session and the
-// listens that follow it hear that it failed.
+// plugin, as "restarted (plugin process exit status 1)". Each task still
+// at work is failed with a message naming the plugin and how, and its
+// creator's session and the listens that follow it hear so; one that had
+// ended keeps its state. Either way its principal may create another in
+// its place at once.
 func (s *Server) PluginEnded(plugin, how string) {
 	if s.opts.Tasks == nil {
 		return
 	}
-	why := fmt.Sprintf("plugin %q %s, and this task ended with its process; run the call again", plugin, how)
-	lost := s.taskIndex.settle(plugin, why, time.Now())
+	lost := s.taskIndex.settle(plugin, how, time.Now())
 	if len(lost) == 0 {
 		return
 	}
-	s.log.Warn("tasks lost with their plugin's process", "plugin", plugin, "tasks", len(lost), "how", how)
+	failed := 0
 	for id, l := range lost {
 		ref := l.handle.taskRef
 		s.taskInputs.forget(ref)
 		s.taskWatchers.changed(ref)
+		if l.endedBefore() {
+			continue
+		}
+		failed++
 		if l.session == "" {
 			continue
 		}
@@ -60,6 +106,7 @@ func (s *Server) PluginEnded(plugin, how string) {
 			v.(*session).push(notification(mcp.MethodNotificationTasksStatus, taskJSON(id, l.task())))
 		}
 	}
+	s.log.Warn("tasks lost with their plugin's process", "plugin", plugin, "tasks", len(lost), "failed", failed, "how", how)
 }
 
 // lostInCreation settles the task id names as lost if its plugin's
@@ -68,7 +115,7 @@ func (s *Server) PluginEnded(plugin, how string) {
 // that made it was the one that ended, after PluginEnded settled the
 // others. It returns the task as lost.
 func (s *Server) lostInCreation(ctx context.Context, id string, h taskHandle, since uint64) (protov1.Task, bool) {
-	why, ended := s.taskIndex.endedSince(h.Plugin, since)
+	how, ended := s.taskIndex.endedSince(h.Plugin, since)
 	if !ended {
 		return protov1.Task{}, false
 	}
@@ -76,28 +123,38 @@ func (s *Server) lostInCreation(ctx context.Context, id string, h taskHandle, si
 	if err == nil && now.CreatedAt == h.Created || err != nil && !errors.Is(err, protov1.ErrNotFound) {
 		return protov1.Task{}, false
 	}
-	l, ok := s.taskIndex.settleOne(id, why, time.Now())
+	l, ok := s.taskIndex.settleOne(id, how, time.Now())
 	return l.task(), ok
 }
 
-// lostResult is tasks/result of a lost task: the failure its call ended in.
-func lostResult(id string, l lostTask) *mcp.CallToolResult {
-	out := errorResult(l.why)
+// lostResult is tasks/result of a lost task (2025-11-25). A task its
+// process took while at work answers the failure its call ended in, an
+// isError result as for any call its plugin's crash ended. One that had
+// ended before answers an error: its result is gone, and MCP says a
+// terminal task's tasks/result gives exactly what its call returned, which
+// the gateway can no longer do. The code is -32603 (internal error), not
+// the -32602 (invalid params) MCP gives an id that names no task: this id
+// names a task tasks/get still reports, so the request is sound and the
+// failure is the gateway's own.
+func (s *Server) lostResult(env *envelope, id string, l lostTask) rpcResponse {
+	if l.endedBefore() {
+		return errorResponse(env.ID, codeInternalError, fmt.Sprintf("%s: %v", env.Method, l.resultLost(id)))
+	}
+	out := errorResult(l.why())
 	out.Meta = &mcp.Meta{AdditionalFields: map[string]any{mcp.RelatedTaskMetaKey: mcp.RelatedTaskMeta(id)}}
-	return out
+	return s.taskAnswer(env, out)
 }
 
-// settle moves every task of plugin to the lost, failed for why, and
-// returns them by id.
-func (ix *taskIndex) settle(plugin, why string, now time.Time) map[string]lostTask {
+// settle moves every task of plugin to the lost, and returns them by id.
+func (ix *taskIndex) settle(plugin, how string, now time.Time) map[string]lostTask {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	ix.ends++
-	ix.ended[plugin] = pluginEnd{seq: ix.ends, why: why}
+	ix.ended[plugin] = pluginEnd{seq: ix.ends, how: how}
 	lost := map[string]lostTask{}
 	for id, t := range ix.tasks {
 		if t.handle.Plugin == plugin {
-			lost[id] = lostTask{indexedTask: t, why: why, ended: now}
+			lost[id] = lostTask{indexedTask: t, how: how, ended: now}
 			ix.remove(id)
 		}
 	}
@@ -109,10 +166,10 @@ func (ix *taskIndex) settle(plugin, why string, now time.Time) map[string]lostTa
 }
 
 // pluginEnd is the last end of a plugin's process: the count of ends
-// then, and why its tasks were lost.
+// then, and what became of the plugin.
 type pluginEnd struct {
 	seq uint64
-	why string
+	how string
 }
 
 // endCount is how many ends of plugin processes the index has settled.
@@ -122,17 +179,17 @@ func (ix *taskIndex) endCount() uint64 {
 	return ix.ends
 }
 
-// endedSince returns why plugin's tasks were lost when its process last
-// ended, if that was after the count of ends was since.
+// endedSince returns what became of plugin when its process last ended,
+// if that was after the count of ends was since.
 func (ix *taskIndex) endedSince(plugin string, since uint64) (string, bool) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	e, ok := ix.ended[plugin]
-	return e.why, ok && e.seq > since
+	return e.how, ok && e.seq > since
 }
 
-// settleOne moves the task id names to the lost, failed for why.
-func (ix *taskIndex) settleOne(id, why string, now time.Time) (lostTask, bool) {
+// settleOne moves the task id names to the lost.
+func (ix *taskIndex) settleOne(id, how string, now time.Time) (lostTask, bool) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	t, ok := ix.tasks[id]
@@ -141,7 +198,7 @@ func (ix *taskIndex) settleOne(id, why string, now time.Time) (lostTask, bool) {
 	}
 	ix.remove(id)
 	ix.roomForLost(1, now)
-	l := lostTask{indexedTask: t, why: why, ended: now}
+	l := lostTask{indexedTask: t, how: how, ended: now}
 	ix.lost[id] = l
 	return l, true
 }

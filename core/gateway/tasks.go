@@ -82,20 +82,27 @@ func (s *Server) serveTask(ctx context.Context, se *session, env *envelope) (res
 			result = taskJSON(p.TaskID, t)
 		case mcp.MethodTasksCancel:
 			if l, lost := s.taskIndex.lostTask(p.TaskID); lost {
-				return errorResponse(env.ID, codeInvalidParams, fmt.Sprintf("tasks/cancel: task %s has already ended: %s", quoteTaskID(p.TaskID), l.why)), true
+				// MCP refuses to cancel a task in a terminal state with -32602.
+				why := l.why()
+				if l.endedBefore() {
+					why = "it is " + l.last.Status
+				}
+				return errorResponse(env.ID, codeInvalidParams, fmt.Sprintf("tasks/cancel: task %s has already ended: %s", quoteTaskID(p.TaskID), why)), true
 			}
-			t, err = tasks.Runner.CancelTask(ctx, h.Plugin, h.ID)
+			if t, err = tasks.Runner.CancelTask(ctx, h.Plugin, h.ID); err == nil {
+				s.taskIndex.saw(p.TaskID, t)
+			}
 			result = taskJSON(p.TaskID, t)
 		case mcp.MethodTasksResult:
 			if l, lost := s.taskIndex.lostTask(p.TaskID); lost {
-				return s.taskAnswer(env, lostResult(p.TaskID, l)), true
+				return s.lostResult(env, p.TaskID, l), true
 			}
 			stop := s.forwardTaskInputs(ctx, se, p.TaskID, h.taskRef)
 			result, err = s.taskResult(ctx, tasks.Runner, h.taskRef, p.TaskID)
 			stop()
 			if l, lost := s.taskIndex.lostTask(p.TaskID); err != nil && lost {
 				// Its process ended while the result was awaited.
-				return s.taskAnswer(env, lostResult(p.TaskID, l)), true
+				return s.lostResult(env, p.TaskID, l), true
 			}
 		}
 	}
@@ -139,7 +146,11 @@ func (s *Server) TaskStatus(plugin string, t protov1.Task) {
 	id, entry, ok := s.taskIndex.find(ref)
 	// A task whose creation time is not the one its id was issued for is
 	// another task the plugin gave the same id: its owner is not told.
-	if !ok || entry.session == "" || t.CreatedAt != "" && t.CreatedAt != entry.handle.Created {
+	if !ok || t.CreatedAt != "" && t.CreatedAt != entry.handle.Created {
+		return
+	}
+	s.taskIndex.saw(id, t)
+	if entry.session == "" {
 		return
 	}
 	v, ok := s.sessions.Load(entry.session)
@@ -209,7 +220,11 @@ func (s *Server) taskResult(ctx context.Context, r TaskRunner, ref taskRef, id s
 }
 
 func (s *Server) taskFailure(env *envelope, what string, err error) rpcResponse {
+	var lost *resultLostError
 	switch {
+	case errors.As(err, &lost):
+		// It names the task and its plugin itself; see lostResult for the code.
+		return errorResponse(env.ID, codeInternalError, fmt.Sprintf("%s: %v", env.Method, err))
 	case errors.Is(err, protov1.ErrNotFound):
 		return errorResponse(env.ID, codeInvalidParams, fmt.Sprintf("%s: not found: %v", what, err))
 	case errors.Is(err, protov1.ErrInvalidArgument), errors.Is(err, protov1.ErrNoTask):

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -15,19 +16,24 @@ import (
 
 // TestTasksLostWithTheirPlugin fills a principal's share of tasks in
 // server-everything through its mcp-stdio plugin, then kills the plugin
-// for real. The gateway fails every task the process took with it, naming
-// the plugin and that it restarted: on tasks/get of 2025-11-25 and of the
-// 2026-07-28 extension, tasks/list, tasks/result and tasks/cancel, and in
-// the status notice of the session that created one. The server keeps its
-// tasks for 5 minutes, longer than the test may run, so nothing but their
-// plugin's restart frees their places: the principal may then create its
-// whole share again.
+// for real. The gateway fails every task the process took with it at work,
+// naming the plugin and that it restarted: on tasks/get of 2025-11-25 and
+// of the 2026-07-28 extension, tasks/list, tasks/result and tasks/cancel,
+// and in the status notice of the session that created one. A task that
+// had completed, or been cancelled, before stays so, as MCP keeps a
+// terminal state; the completed one's result, gone with the process, is an
+// error saying so. The server keeps its tasks for 5 minutes, longer than
+// the test may run, so nothing but their plugin's restart frees their
+// places: the principal may then create its whole share again.
 func TestTasksLostWithTheirPlugin(t *testing.T) {
 	g := startGateway(t, setup{
 		Plugins: everythingPlugin(t, "everything", true),
 		Listen:  `tokens = ["alice-secret", "bob-secret"]`,
 	})
-	alice := connectHTTPAs(t, g.URL, "alice-secret")
+	// Alice's tasks at work ask her to clarify their topic, and wait: she
+	// declares elicitation but never answers, so they are at work when
+	// their process is killed, however long the test takes.
+	alice := startClientEnv(t, []string{"MCP_TOKEN=alice-secret", "MCP_ELICITATION=1"}, "http", g.URL)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	waitTool(ctx, t, alice, researchTool)
@@ -37,7 +43,7 @@ func TestTasksLostWithTheirPlugin(t *testing.T) {
 
 	// One task of alice's session, which hears of its tasks' status.
 	raw, err := alice.send("create_task", "call_tool", map[string]any{
-		"name": researchTool, "arguments": map[string]any{"topic": "session"},
+		"name": researchTool, "arguments": map[string]any{"topic": "session", "ambiguous": true},
 	}, 30*time.Second).wait(ctx)
 	if err != nil {
 		t.Fatalf("create a task on alice's session: %v", err)
@@ -48,7 +54,19 @@ func TestTasksLostWithTheirPlugin(t *testing.T) {
 	if err := json.Unmarshal(raw, &created); err != nil || created.Task.TaskID == "" {
 		t.Fatalf("CreateTaskResult: %v: %s", err, raw)
 	}
-	ids := createExtTasks(ctx, t, g.URL, "alice-secret", share-1)
+	// One task run to its end, its result read, and one cancelled.
+	completed := createTask(ctx, t, alice, "completed")
+	if _, err := alice.send("task_result", completed, nil, 30*time.Second).wait(ctx); err != nil {
+		t.Fatalf("tasks/result of a task run to its end: %v", err)
+	}
+	if got, err := taskOp(ctx, alice, "get_task", completed); err != nil || got.Status != "completed" {
+		t.Fatalf("tasks/get of a task run to its end: %+v, %v", got, err)
+	}
+	cancelled := createTask(ctx, t, alice, "cancelled")
+	if got, err := taskOp(ctx, alice, "cancel_task", cancelled); err != nil || got.Status != "cancelled" {
+		t.Fatalf("tasks/cancel: %+v, %v", got, err)
+	}
+	ids := createExtTasks(ctx, t, g.URL, "alice-secret", share-3)
 	if got := extCall(ctx, t, g.URL, "alice-secret", "tools/call", callResearch("one too many")); !strings.Contains(got.errorText(), "too many tasks of yours") {
 		t.Fatalf("alice's task past her share: %s; want it refused", got.raw)
 	}
@@ -83,19 +101,55 @@ func TestTasksLostWithTheirPlugin(t *testing.T) {
 	if listed[ids[4]].Status != "failed" || listed[created.Task.TaskID].Status != "failed" {
 		t.Fatalf("tasks/list after the kill: %v and %v; want both failed", listed[ids[4]], listed[created.Task.TaskID])
 	}
+	if listed[completed].Status != "completed" || listed[cancelled].Status != "cancelled" {
+		t.Fatalf("tasks/list after the kill: %v and %v; want them as they ended", listed[completed], listed[cancelled])
+	}
+
+	// The tasks that had ended stay as they ended.
+	if got, err := taskOp(ctx, alice, "get_task", completed); err != nil || got.Status != "completed" {
+		t.Fatalf("tasks/get of the task completed before the kill: %+v, %v; want completed", got, err)
+	}
+	if got, err := taskOp(ctx, alice, "get_task", cancelled); err != nil || got.Status != "cancelled" {
+		t.Fatalf("tasks/get of the task cancelled before the kill: %+v, %v; want cancelled", got, err)
+	}
+	const lost = `had completed, but its result was lost with the plugin's process: ` + why
+	var re *rpcError
+	if _, err := alice.send("task_result", completed, nil, 20*time.Second).wait(ctx); !errors.As(err, &re) || re.Code != -32603 || !strings.Contains(re.Message, lost) {
+		t.Fatalf("tasks/result of the task completed before the kill: %v; want -32603 saying %s…", err, lost)
+	}
+	if ext := extCall(ctx, t, g.URL, "alice-secret", "tasks/get", map[string]any{"taskId": completed}); ext.Error == nil || ext.Error.Code != -32603 || !strings.Contains(ext.Error.Message, lost) {
+		t.Fatalf("2026-07-28 tasks/get of the task completed before the kill: %s; want -32603 saying %s…", ext.raw, lost)
+	}
 
 	// Every place is alice's again, at once.
 	createExtTasks(ctx, t, g.URL, "alice-secret", share)
 	g.requireAlive()
 }
 
-// callResearch is the params of a call_tool of the research tool.
+// createTask creates a research task on c's session and returns its id.
+func createTask(ctx context.Context, t *testing.T, c *mcpClient, topic string) string {
+	t.Helper()
+	raw, err := c.send("create_task", "call_tool", map[string]any{
+		"name": researchTool, "arguments": map[string]any{"topic": topic},
+	}, 30*time.Second).wait(ctx)
+	var created struct {
+		Task taskInfo `json:"task"`
+	}
+	if err != nil || json.Unmarshal(raw, &created) != nil || created.Task.TaskID == "" {
+		t.Fatalf("create a task: %v: %s", err, raw)
+	}
+	return created.Task.TaskID
+}
+
+// callResearch is the params of a call_tool of the research tool, one
+// that asks its client to clarify the topic.
 func callResearch(topic string) map[string]any {
-	return map[string]any{"name": "call_tool", "arguments": map[string]any{"name": researchTool, "arguments": map[string]any{"topic": topic}}}
+	return map[string]any{"name": "call_tool", "arguments": map[string]any{"name": researchTool, "arguments": map[string]any{"topic": topic, "ambiguous": true}}}
 }
 
 // createExtTasks creates n research tasks as the principal of token over
-// 2026-07-28, a few at a time, and returns their ids.
+// 2026-07-28, a few at a time, and returns their ids. Its client declares
+// elicitation, and no one answers: the tasks wait for it.
 func createExtTasks(ctx context.Context, t *testing.T, url, token string, n int) []string {
 	t.Helper()
 	ids := make([]string, n)
@@ -144,14 +198,14 @@ func (a extAnswer) errorText() string {
 	return a.Error.Message
 }
 
-// extCall sends one 2026-07-28 request that declares the tasks extension,
-// as its own HTTP POST, and returns its answer, read from the JSON body or
-// the last message of its event stream.
+// extCall sends one 2026-07-28 request that declares the tasks extension
+// and elicitation, as its own HTTP POST, and returns its answer, read from
+// the JSON body or the last message of its event stream.
 func extCall(ctx context.Context, t *testing.T, url, token, method string, params map[string]any) extAnswer {
 	params["_meta"] = map[string]any{
 		"io.modelcontextprotocol/protocolVersion":    "2026-07-28",
 		"io.modelcontextprotocol/clientInfo":         map[string]any{"name": "toolgate-e2e-tasklost", "version": "1.0.0"},
-		"io.modelcontextprotocol/clientCapabilities": map[string]any{"extensions": map[string]any{"io.modelcontextprotocol/tasks": map[string]any{}}},
+		"io.modelcontextprotocol/clientCapabilities": map[string]any{"elicitation": map[string]any{}, "extensions": map[string]any{"io.modelcontextprotocol/tasks": map[string]any{}}},
 	}
 	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
 	if err != nil {

@@ -22,7 +22,8 @@
 // (pid: the server process over stdio, 0 over HTTP).
 //
 // The SDK is imported from the directory in MCP_SDK_DIR; MCP_TOKEN, when set, is sent
-// as the bearer token over HTTP.
+// as the bearer token over HTTP. MCP_ELICITATION, when set, declares elicitation, which
+// this client never answers: a task that asks its client something then waits.
 import { connect, openTransport, sdkLoader, serve, standardOp, write } from "./lineclient.mjs";
 
 const load = sdkLoader("client.mjs");
@@ -30,7 +31,8 @@ const { Client } = await load("client/index.js");
 const { CallToolResultSchema, CreateTaskResultSchema, TaskStatusNotificationSchema } = await load("types.js");
 
 const transport = await openTransport(load, "client.mjs", process.argv.slice(2), process.env.MCP_TOKEN);
-const client = new Client({ name: "toolgate-e2e", version: "1.0.0" }, { capabilities: {} });
+const capabilities = process.env.MCP_ELICITATION ? { elicitation: {} } : {};
+const client = new Client({ name: "toolgate-e2e", version: "1.0.0" }, { capabilities });
 // Task status notifications are written as {"notice":{method, params}}.
 client.setNotificationHandler(TaskStatusNotificationSchema, (n) => write({ notice: n }));
 await connect(client, transport);
