@@ -268,3 +268,24 @@ func TestTaskLostWhileMade(t *testing.T) {
 		t.Errorf("alice holds %d places with one task working; want 1", got)
 	}
 }
+
+// TestCancelEndedTaskKeepsIt: tasks/cancel of a task that has ended is
+// refused with -32602 saying so, by the gateway: a server answers it with
+// the same code as a task it does not know, which must not make the
+// gateway forget a task that is still there to read.
+func TestCancelEndedTaskKeepsIt(t *testing.T) {
+	plugins := &memTasks{tasks: map[string]protov1.Task{}}
+	f := newFixture(t, func(o *Options) { o.Tasks = &Tasks{Tool: "echo", Runner: plugins} })
+	serve := taskRequests(t, f.srv, Principal{})
+	done := createTask(t, serve, 0)
+	plugins.end("t1", protov1.TaskCompleted, "report ready")
+	if resp := serve(taskMsg("tasks/cancel", done)); resp.Error == nil || resp.Error.Code != codeInvalidParams || !strings.Contains(resp.Error.Message, "has already ended: it is completed") {
+		t.Errorf("tasks/cancel of a completed task: %s; want -32602 saying it is completed", respText(resp))
+	}
+	if got := respText(serve(taskMsg("tasks/get", done))); !strings.Contains(got, `"status":"completed"`) {
+		t.Errorf("tasks/get after the refused cancel: %s; want the task, completed", got)
+	}
+	if list := respText(serve(`{"jsonrpc":"2.0","id":6,"method":"tasks/list","params":{}}`)); !strings.Contains(list, `"status":"completed"`) {
+		t.Errorf("tasks/list after the refused cancel: %s; want the completed task", list)
+	}
+}

@@ -89,6 +89,12 @@ func (s *Server) serveTask(ctx context.Context, se *session, env *envelope) (res
 				}
 				return errorResponse(env.ID, codeInvalidParams, fmt.Sprintf("tasks/cancel: task %s has already ended: %s", quoteTaskID(p.TaskID), why)), true
 			}
+			if terminal(t.Status) {
+				// Refused here, not by the plugin: a server answers it with
+				// the same -32602 as a task it does not know, which would
+				// drop a task that is still there to read.
+				return errorResponse(env.ID, codeInvalidParams, fmt.Sprintf("tasks/cancel: task %s has already ended: it is %s", quoteTaskID(p.TaskID), t.Status)), true
+			}
 			if t, err = tasks.Runner.CancelTask(ctx, h.Plugin, h.ID); err == nil {
 				s.taskIndex.saw(p.TaskID, t)
 			}

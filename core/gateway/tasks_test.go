@@ -81,8 +81,9 @@ func (m *memTasks) CancelTask(ctx context.Context, plugin, id string) (protov1.T
 	if err != nil {
 		return t, err
 	}
-	if t.Status == protov1.TaskCancelled {
-		return t, protov1.InvalidArgumentf("task %q has already ended", id)
+	if terminal(t.Status) {
+		// As mcp-stdio reports a server's -32602 for a task that ended.
+		return protov1.Task{}, protov1.NotFoundf("task %q: the server says Cannot cancel task in terminal status: %s", id, t.Status)
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
