@@ -133,19 +133,9 @@ func taskOp(ctx context.Context, c *mcpClient, op, id string) (taskInfo, error) 
 
 func listTaskIDs(ctx context.Context, t *testing.T, c *mcpClient) map[string]bool {
 	t.Helper()
-	raw, err := c.send("list_tasks", "", nil, 20*time.Second).wait(ctx)
-	if err != nil {
-		t.Fatalf("tasks/list: %v", err)
-	}
-	var out struct {
-		Tasks []taskInfo `json:"tasks"`
-	}
-	if err := json.Unmarshal(raw, &out); err != nil {
-		t.Fatalf("tasks/list: %v: %s", err, raw)
-	}
 	ids := map[string]bool{}
-	for _, tk := range out.Tasks {
-		ids[tk.TaskID] = true
+	for id := range listTasks(ctx, t, c) {
+		ids[id] = true
 	}
 	return ids
 }
