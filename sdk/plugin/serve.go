@@ -46,7 +46,9 @@ func ServeBackend(b protov1.Backend, logger hclog.Logger) {
 
 // exitUnlessRunByHost stops a plugin run by hand, with what to do instead:
 // go-plugin's own refusal names neither toolgate nor the config block that
-// runs the plugin. label is the config label to suggest.
+// runs the plugin. label is the config label to suggest. The block is given
+// only for a binary run without arguments, as `path` runs it: one run with
+// arguments (toolgate's own built-ins) is started some other way.
 func exitUnlessRunByHost(label string) {
 	if os.Getenv(wire.Handshake.MagicCookieKey) == wire.Handshake.MagicCookieValue {
 		return
@@ -55,8 +57,9 @@ func exitUnlessRunByHost(label string) {
 	if err != nil {
 		exe = os.Args[0]
 	}
-	fmt.Fprintf(os.Stderr, `%s is a toolgate plugin: toolgate starts it, it does not run by hand.
-Add it to the gateway's config:
+	fmt.Fprintf(os.Stderr, "%s is a toolgate plugin: toolgate starts it, it does not run by hand.\n", exe)
+	if len(os.Args) == 1 {
+		fmt.Fprintf(os.Stderr, `Add it to the gateway's config:
 
   plugin %q {
     path = %q
@@ -64,7 +67,8 @@ Add it to the gateway's config:
 
 then list its tools with: toolgate tools list --config FILE
 Its tests serve it in-process with plugintest.ServePlugin.
-`, exe, label, exe)
+`, label, exe)
+	}
 	os.Exit(1)
 }
 
