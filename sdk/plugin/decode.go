@@ -98,6 +98,8 @@ func valueProblems(raw json.RawMessage, t reflect.Type, path string) []problem {
 		et = et.Elem()
 	}
 	switch {
+	case reflect.PointerTo(et).Implements(unmarshalerType):
+		// It reads its JSON its own way; only decoding can judge it.
 	case et.Kind() == reflect.Struct && et != timeType:
 		var obj map[string]json.RawMessage
 		if json.Unmarshal(raw, &obj) == nil && obj != nil {
@@ -126,6 +128,8 @@ func valueProblems(raw json.RawMessage, t reflect.Type, path string) []problem {
 	}
 	return []problem{{path: path, message: err.Error()}}
 }
+
+var unmarshalerType = reflect.TypeOf((*json.Unmarshaler)(nil)).Elem()
 
 func structType(v any) reflect.Type {
 	t := reflect.TypeOf(v)
