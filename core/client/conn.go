@@ -258,6 +258,8 @@ func readResponse(body io.Reader, id json.RawMessage, onEvent func([]byte)) ([]b
 	switch {
 	case resp != nil:
 		return resp, nil
+	case errors.Is(err, ErrMessageTooLarge):
+		return nil, err
 	case err != nil:
 		return nil, fmt.Errorf("%w: %w", ErrConnectionLost, err)
 	}

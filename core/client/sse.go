@@ -3,13 +3,20 @@ package client
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 )
 
 // maxEventBytes bounds one server-sent event; a tool result with a large
-// image is a few megabytes, and the gateway itself refuses more than that.
+// image is a few megabytes. The gateway passes on whatever a plugin answers,
+// so a result past this is possible, and too big to be of use.
 const maxEventBytes = 64 << 20
+
+// ErrMessageTooLarge: one message from the gateway is larger than this client
+// reads. The request ran; reading its answer failed, and asking again would
+// only run it again.
+var ErrMessageTooLarge = fmt.Errorf("the gateway's answer is larger than the %d MiB this client reads", maxEventBytes>>20)
 
 // readEvents reads a text/event-stream and calls fn with the data of each
 // event of type "message" (or no type). It returns nil at the end of the
@@ -51,6 +58,9 @@ func readEvents(r io.Reader, fn func(data []byte) error) error {
 		}
 	}
 	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return fmt.Errorf("%w; ask for less (a narrower query, or a limit if the tool takes one)", ErrMessageTooLarge)
+		}
 		return fmt.Errorf("read event stream: %w", err)
 	}
 	return nil

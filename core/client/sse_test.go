@@ -1,6 +1,9 @@
 package client
 
 import (
+	"encoding/json"
+	"errors"
+	"io"
 	"reflect"
 	"strings"
 	"testing"
@@ -60,4 +63,29 @@ func FuzzReadEvents(f *testing.F) {
 			t.Errorf("%d bytes of events from %d bytes of stream", total, len(s))
 		}
 	})
+}
+
+// An answer past maxEventBytes (a plugin's huge result, passed on whole)
+// says so, and is not taken for a lost connection, after which a caller
+// might run the request again.
+func TestTooLargeAnAnswerIsNotALostConnection(t *testing.T) {
+	stream := io.MultiReader(strings.NewReader(`data: {"jsonrpc":"2.0","id":1,"result":{"text":"`),
+		io.LimitReader(xs{}, maxEventBytes), strings.NewReader("\"}}\n\n"))
+	_, err := readResponse(stream, json.RawMessage("1"), nil)
+	if !errors.Is(err, ErrMessageTooLarge) || errors.Is(err, ErrConnectionLost) {
+		t.Fatalf("err = %v, want ErrMessageTooLarge and not ErrConnectionLost", err)
+	}
+	if !strings.Contains(err.Error(), "64 MiB") || !strings.Contains(err.Error(), "ask for less") {
+		t.Errorf("err = %v, want the limit and what to do", err)
+	}
+}
+
+// xs reads as endless 'x's.
+type xs struct{}
+
+func (xs) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = 'x'
+	}
+	return len(p), nil
 }

@@ -45,6 +45,21 @@ func TestConfigIsCheckedAgainstItsSchemaAtStartUp(t *testing.T) {
 			{Path: "note", Message: "expected a string, got a number"},
 			{Path: "name", Message: "is required"},
 			{Path: "mode", Message: `must be one of "fast", "safe", got "x"`}}},
+		// Every mistake at once, unknown names with the rest, nested ones at
+		// their path: an operator fixes the block in one pass, not one
+		// restart per mistake.
+		{`{"nmae":"n","mdoe":"safe","levels":["1"],"upstream":{"hots":"h","port":"443"}}`, []protov1.FieldError{
+			{Path: "mdoe", Message: `unknown setting; did you mean "mode"?`},
+			{Path: "nmae", Message: `unknown setting; did you mean "name"?`},
+			{Path: "levels.0", Message: "expected an integer, got a string"},
+			{Path: "upstream.hots", Message: `unknown setting; did you mean "host"?`},
+			{Path: "upstream.port", Message: "expected an integer, got a string"},
+			{Path: "name", Message: "is required"},
+			{Path: "upstream.host", Message: "is required"}}},
+		{`{"name":1,"mode":2,"note":true}`, []protov1.FieldError{
+			{Path: "name", Message: "expected a string, got a number"},
+			{Path: "mode", Message: "expected a string, got a number"},
+			{Path: "note", Message: "expected a string, got true or false"}}},
 	}
 	for _, tt := range tests {
 		err := b.Configure(context.Background(), json.RawMessage(tt.config))

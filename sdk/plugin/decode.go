@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"math/big"
 	"reflect"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/toolgate/toolgate/sdk/internal/similar"
@@ -20,13 +22,19 @@ type problem struct {
 	message string
 	unknown bool   // path names no field
 	near    string // for an unknown name, the field it probably meant
+	// wholeNumber: an integer field got a whole number written with a
+	// fraction or an exponent (5.0, 1e2), which decoding takes once it is
+	// written in digits.
+	wholeNumber bool
 }
 
 // decodeObject decodes a JSON object (empty or null means {}) into v, a
 // pointer to a struct or map: first the defaults of v's fields, then raw over
-// them, so a member the caller left out holds its `default:"..."`. With
-// checkSchema it also reports what the schema derived from v refuses and
-// decoding alone lets through (schemaProblems).
+// them, so a member the caller left out holds its `default:"..."`. It reports
+// every problem at once, not the first, so an operator fixes a config block
+// in one pass rather than one restart per mistake. With checkSchema it also
+// reports what the schema derived from v refuses and decoding alone lets
+// through (schemaProblems).
 func decodeObject(raw json.RawMessage, v any, checkSchema bool) []problem {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
@@ -37,55 +45,105 @@ func decodeObject(raw json.RawMessage, v any, checkSchema bool) []problem {
 		return []problem{{message: "expected an object, got " + jsonKind(raw)}}
 	}
 	t := structType(v)
-	if t != nil {
-		if ps := unknownMembers(top, t); len(ps) > 0 {
-			return ps
-		}
-		changed := false
-		filled, err := fillDefaults(top, t, &changed)
-		if err != nil {
+	if t == nil {
+		if err := json.Unmarshal(raw, v); err != nil {
 			return []problem{{message: err.Error()}}
 		}
-		// Most calls give every member or have no defaults: decode them as sent.
-		if changed {
-			if raw, err = json.Marshal(filled); err != nil {
-				return []problem{{message: err.Error()}}
-			}
-		}
+		return nil
 	}
-	var out []problem
-	err := decodeStrict(raw, v)
-	var typeErr *json.UnmarshalTypeError
-	if errors.As(err, &typeErr) && integralNumber(typeErr) {
+	out := memberProblems(top, t, "")
+	if slices.ContainsFunc(out, func(p problem) bool { return p.wholeNumber }) {
 		// JSON Schema's "integer" is any number without a fractional part,
 		// so the gateway lets 5.0 and 1e2 through; encoding/json takes only
 		// digits into a Go integer.
-		if fixed, ok := integersAsDigits(raw); ok {
-			if err = decodeStrict(fixed, v); err == nil {
-				_ = json.Unmarshal(fixed, &top) // the enum checks below see the same values
-			}
+		if fixed, ok := integersAsDigits(raw); ok && json.Unmarshal(fixed, &top) == nil {
+			raw = fixed
+			out = memberProblems(top, t, "")
 		}
 	}
-	if err != nil {
-		if !errors.As(err, &typeErr) {
-			return []problem{{message: err.Error()}}
+	if checkSchema {
+		reported := map[string]bool{}
+		for _, p := range out {
+			reported[p.path] = true
 		}
-		out = append(out, problem{path: typeErr.Field, message: typeProblem(typeErr)})
-	}
-	if t != nil && checkSchema {
 		for _, p := range schemaProblems(top, t, "") {
-			if len(out) == 0 || p.path != out[0].path {
+			if !reported[p.path] {
 				out = append(out, p)
 			}
 		}
 	}
+	if len(out) > 0 {
+		return out
+	}
+	changed := false
+	filled, err := fillDefaults(top, t, &changed)
+	if err != nil {
+		return []problem{{message: err.Error()}}
+	}
+	// Most calls give every member or have no defaults: decode them as sent.
+	if changed {
+		if raw, err = json.Marshal(filled); err != nil {
+			return []problem{{message: err.Error()}}
+		}
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return []problem{{message: err.Error()}}
+	}
+	return nil
+}
+
+// memberProblems lists what keeps obj from decoding into struct t: names t
+// has no field for and values of the wrong type, each at its dotted path,
+// going into nested objects and lists of them.
+func memberProblems(obj map[string]json.RawMessage, t reflect.Type, prefix string) []problem {
+	out := unknownMembers(obj, t, prefix)
+	for _, f := range fieldsOf(t) {
+		raw, given := obj[f.name]
+		if !given {
+			continue
+		}
+		out = append(out, valueProblems(raw, f.sf.Type, prefix+f.name)...)
+	}
 	return out
 }
 
-func decodeStrict(raw []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	return dec.Decode(v)
+// valueProblems is memberProblems for one value of type t at path.
+func valueProblems(raw json.RawMessage, t reflect.Type, path string) []problem {
+	et := t
+	for et.Kind() == reflect.Pointer {
+		et = et.Elem()
+	}
+	switch {
+	case reflect.PointerTo(et).Implements(unmarshalerType):
+		// It reads its JSON its own way; only decoding can judge it.
+	case et.Kind() == reflect.Struct && et != timeType:
+		var obj map[string]json.RawMessage
+		if json.Unmarshal(raw, &obj) == nil && obj != nil {
+			return memberProblems(obj, et, path+".")
+		}
+	case et.Kind() == reflect.Slice && et.Elem().Kind() != reflect.Uint8:
+		var list []json.RawMessage
+		if json.Unmarshal(raw, &list) == nil && list != nil {
+			var out []problem
+			for i, item := range list {
+				out = append(out, valueProblems(item, et.Elem(), path+"."+strconv.Itoa(i))...)
+			}
+			return out
+		}
+	}
+	err := json.Unmarshal(raw, reflect.New(t).Interface())
+	var typeErr *json.UnmarshalTypeError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &typeErr):
+		if typeErr.Field != "" {
+			path += "." + typeErr.Field
+		}
+		whole := integralNumber(typeErr) && strings.ContainsAny(typeErr.Value, ".eE")
+		return []problem{{path: path, message: typeProblem(typeErr), wholeNumber: whole}}
+	}
+	return []problem{{path: path, message: err.Error()}}
 }
 
 // integralNumber reports whether a type error is a whole number refused by a
@@ -178,6 +236,8 @@ func integersAsDigits(raw []byte) ([]byte, bool) {
 	return fixed, err == nil
 }
 
+var unmarshalerType = reflect.TypeOf((*json.Unmarshaler)(nil)).Elem()
+
 func structType(v any) reflect.Type {
 	t := reflect.TypeOf(v)
 	for t != nil && t.Kind() == reflect.Pointer {
@@ -189,9 +249,9 @@ func structType(v any) reflect.Type {
 	return t
 }
 
-// unknownMembers lists the top-level names t has no field for, each with the
-// nearest known name when one is close.
-func unknownMembers(top map[string]json.RawMessage, t reflect.Type) []problem {
+// unknownMembers lists the names obj has that t has no field for, each at
+// its path and with the nearest known name when one is close.
+func unknownMembers(obj map[string]json.RawMessage, t reflect.Type, prefix string) []problem {
 	known := map[string]bool{}
 	var names []string
 	for _, f := range fieldsOf(t) {
@@ -199,9 +259,9 @@ func unknownMembers(top map[string]json.RawMessage, t reflect.Type) []problem {
 		names = append(names, f.name)
 	}
 	var out []problem
-	for k := range top {
+	for k := range obj {
 		if !known[k] {
-			out = append(out, problem{path: k, unknown: true, near: similar.Nearest(k, names)})
+			out = append(out, problem{path: prefix + k, unknown: true, near: similar.Nearest(k, names)})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].path < out[j].path })

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/toolgate/toolgate/sdk/plugin"
 	"github.com/toolgate/toolgate/sdk/plugintest"
@@ -126,6 +127,36 @@ func TestBadTagsAreDefinitionErrors(t *testing.T) {
 	} {
 		if _, err := plugin.SchemaOf(v); err == nil || err.Error() != want {
 			t.Errorf("err = %v, want %q", err, want)
+		}
+	}
+}
+
+// duration reads "30s" or {"seconds": 30}: a type with its own UnmarshalJSON
+// is judged by it, not by its Go fields.
+type duration struct{ d time.Duration }
+
+func (d *duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if json.Unmarshal(b, &s) == nil {
+		v, err := time.ParseDuration(s)
+		d.d = v
+		return err
+	}
+	var o struct {
+		Seconds int `json:"seconds"`
+	}
+	err := json.Unmarshal(b, &o)
+	d.d = time.Duration(o.Seconds) * time.Second
+	return err
+}
+
+func TestDecodeConfigLeavesUnmarshalersTheirJSON(t *testing.T) {
+	var c struct {
+		Every duration `json:"every"`
+	}
+	for in, want := range map[string]time.Duration{`{"every":"30s"}`: 30 * time.Second, `{"every":{"seconds":5}}`: 5 * time.Second} {
+		if err := plugin.DecodeConfig(json.RawMessage(in), &c); err != nil || c.Every.d != want {
+			t.Errorf("%s: %v, %v; want %v", in, c.Every.d, err, want)
 		}
 	}
 }

@@ -23,12 +23,14 @@ func Serve(p *Plugin) {
 		fmt.Fprintf(os.Stderr, "toolgate plugin: %v\n", err)
 		os.Exit(1)
 	}
+	exitUnlessRunByHost(p.Name)
 	ServeBackend(b, Logger())
 }
 
 // ServeBackend runs any Backend as a plugin process; plugins whose tools are
 // only known at run time implement Backend themselves.
 func ServeBackend(b protov1.Backend, logger hclog.Logger) {
+	exitUnlessRunByHost("NAME")
 	detachStdin()
 	endGroupOnTerm()
 	goplugin.Serve(&goplugin.ServeConfig{
@@ -40,6 +42,34 @@ func ServeBackend(b protov1.Backend, logger hclog.Logger) {
 		TLSProvider: serverTLS(),
 		Logger:      logger,
 	})
+}
+
+// exitUnlessRunByHost stops a plugin run by hand, with what to do instead:
+// go-plugin's own refusal names neither toolgate nor the config block that
+// runs the plugin. label is the config label to suggest. The block is given
+// only for a binary run without arguments, as `path` runs it: one run with
+// arguments (toolgate's own built-ins) is started some other way.
+func exitUnlessRunByHost(label string) {
+	if os.Getenv(wire.Handshake.MagicCookieKey) == wire.Handshake.MagicCookieValue {
+		return
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		exe = os.Args[0]
+	}
+	fmt.Fprintf(os.Stderr, "%s is a toolgate plugin: toolgate starts it, it does not run by hand.\n", exe)
+	if len(os.Args) == 1 {
+		fmt.Fprintf(os.Stderr, `Add it to the gateway's config:
+
+  plugin %q {
+    path = %q
+  }
+
+then list its tools with: toolgate tools list --config FILE
+Its tests serve it in-process with plugintest.ServePlugin.
+`, label, exe)
+	}
+	os.Exit(1)
 }
 
 // Logger is the plugin's logger: JSON lines on stderr, which the host parses

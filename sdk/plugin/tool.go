@@ -71,11 +71,11 @@ func OutputSchemaOf(v any) ToolOption {
 // without arguments.
 func NewTool[A any](name, description string, fn func(ctx context.Context, call *Call, args A) (*Result, error), opts ...ToolOption) Tool {
 	var zero A
-	def := protov1.Tool{Name: name, Description: description, InputSchema: mustSchema(zero)}
+	def := protov1.Tool{Name: name, Description: description, InputSchema: toolSchema(name, zero)}
 	for _, o := range opts {
 		o(&def)
 	}
-	return Tool{Def: def, Handler: func(ctx context.Context, call *Call) (*Result, error) {
+	return Tool{Def: def, derived: true, Handler: func(ctx context.Context, call *Call) (*Result, error) {
 		var args A
 		if err := decodeArgs(call.Arguments, &args); err != nil {
 			return Errorf("invalid arguments for %s: %v", name, err), nil
@@ -111,6 +111,16 @@ func decodeArgs(raw json.RawMessage, into any) error {
 		}
 	}
 	return errors.New(strings.Join(msgs, "; "))
+}
+
+// toolSchema is mustSchema for a tool's arguments: a struct tag an author got
+// wrong stops the plugin at its first run, and the message names the tool.
+func toolSchema(tool string, v any) json.RawMessage {
+	s, err := SchemaOf(v)
+	if err != nil {
+		panic(fmt.Sprintf("toolgate plugin: tool %q: arguments: %v", tool, err))
+	}
+	return s
 }
 
 func mustSchema(v any) json.RawMessage {
