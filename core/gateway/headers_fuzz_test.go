@@ -60,6 +60,8 @@ func FuzzCheckHeaders(f *testing.F) {
 		}
 		if regionSent {
 			h["Mcp-Param-Region"] = []string{hRegion}
+		} else {
+			hRegion = ""
 		}
 		if fx.srv.checkHeaders(h, env) != nil {
 			return
