@@ -141,13 +141,20 @@ func (s *Server) checkHeaders(h http.Header, env *envelope) *rpcResponse {
 	}
 	if env.Method == string(mcp.MethodToolsCall) {
 		if def, ok := s.defs[env.params.Name]; ok {
+			params := env.Params
+			if !isJSONObject(env.params.Arguments) {
+				// mcp-go skips the check when arguments are missing, null or
+				// no object; a header would then claim a value the tool
+				// never gets. Checked as no arguments, any header is refused.
+				params = json.RawMessage(`{"arguments":{}}`)
+			}
 			if err := mcp.ValidateParamHeadersLookup(func(name string) (string, bool) {
 				v := h.Values(name)
 				if len(v) == 0 {
 					return "", false
 				}
 				return v[0], true
-			}, &def, env.Params); err != nil {
+			}, &def, params); err != nil {
 				return refuse(mcp.HEADER_MISMATCH, err.Error())
 			}
 		}

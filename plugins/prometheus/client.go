@@ -185,7 +185,9 @@ func (c *client) errorResult(ctx context.Context, query string, err error) (*plu
 		te.Kind = "prometheus"
 		text = fmt.Sprintf("Request to Prometheus at %s failed: %v", te.URL, err)
 	}
-	res, jerr := plugin.JSON(map[string]any{"error": te}, text)
+	// A body is quoted as it came: a proxy's page in Latin-1, or cut inside
+	// a character. Text that is not UTF-8 cannot be sent back at all.
+	res, jerr := plugin.JSON(map[string]any{"error": te}, strings.ToValidUTF8(text, "\uFFFD"))
 	if jerr != nil {
 		return nil, jerr
 	}

@@ -97,10 +97,20 @@ func sparkline(vals []float64) string {
 		case hi == lo:
 			b.WriteRune(blocks[len(blocks)/2])
 		default:
-			b.WriteRune(blocks[int((v-lo)/(hi-lo)*float64(len(blocks)-1)+0.5)])
+			b.WriteRune(blocks[int(position(v, lo, hi)*float64(len(blocks)-1)+0.5)])
 		}
 	}
 	return b.String()
+}
+
+// position is where v lies between lo and hi, from 0 to 1. Between values
+// near ±MaxFloat64, hi-lo overflows to +Inf, and v-lo with it; halving first
+// keeps both finite, where otherwise Inf/Inf made an index of NaN.
+func position(v, lo, hi float64) float64 {
+	if span := hi - lo; !math.IsInf(span, 0) {
+		return (v - lo) / span
+	}
+	return (v/2 - lo/2) / (hi/2 - lo/2)
 }
 
 // truncated records what a limit left out, for the structured result.

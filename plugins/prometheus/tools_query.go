@@ -348,5 +348,15 @@ func stats(vals []float64) (lo, avg, hi string) {
 	if n == 0 {
 		return "-", "-", "-"
 	}
-	return formatValue(mn), formatValue(sum / float64(n)), formatValue(mx)
+	mean := sum / float64(n)
+	if math.IsInf(mean, 0) {
+		// Finite values near ±MaxFloat64 overflow their sum, not their mean.
+		mean = 0
+		for _, v := range vals {
+			if !math.IsNaN(v) && !math.IsInf(v, 0) {
+				mean += v / float64(n)
+			}
+		}
+	}
+	return formatValue(mn), formatValue(mean), formatValue(mx)
 }
