@@ -46,9 +46,19 @@ func Text(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
+	return Prefix(s, n) + "… (" + strconv.Itoa(len(s)) + " bytes in all)"
+}
+
+// Prefix is s cut to at most n bytes on a character boundary: a cut inside
+// a character would leave text that is not UTF-8, which protobuf refuses to
+// carry.
+func Prefix(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
 	cut := max(n, 0)
 	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
-	return s[:cut] + "… (" + strconv.Itoa(len(s)) + " bytes in all)"
+	return s[:cut]
 }

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestText(t *testing.T) {
@@ -50,5 +51,16 @@ func TestMessage(t *testing.T) {
 	if !errors.Is(got, fs.ErrNotExist) || len(got.Error()) > MessageLimit+len("… (5021 bytes in all)") ||
 		!strings.HasSuffix(got.Error(), "… (5021 bytes in all)") {
 		t.Errorf("Message of a %d-byte error: %d bytes, matches ErrNotExist: %v", len(long.Error()), len(got.Error()), errors.Is(got, fs.ErrNotExist))
+	}
+}
+
+// Prefix never cuts inside a character, so what it keeps is still UTF-8.
+func TestPrefix(t *testing.T) {
+	s := strings.Repeat("é", 10) // 2 bytes each
+	for n := 0; n <= len(s)+1; n++ {
+		got := Prefix(s, n)
+		if !utf8.ValidString(got) || len(got) > n || len(got) < n-1 && n <= len(s) {
+			t.Errorf("Prefix(%d) = %q (%d bytes)", n, got, len(got))
+		}
 	}
 }

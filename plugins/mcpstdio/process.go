@@ -16,6 +16,8 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"golang.org/x/sys/unix"
+
+	"github.com/toolgate/toolgate/internal/clip"
 )
 
 const (
@@ -129,9 +131,9 @@ func (p *process) drainStderr(r *os.File) {
 			}
 		}
 		if line != "" {
-			p.log.Info("mcp server stderr", "line", clip(line))
+			p.log.Info("mcp server stderr", "line", clipLine(line))
 			p.tailMu.Lock()
-			p.tail = append(p.tail, clip(line))
+			p.tail = append(p.tail, clipLine(line))
 			if len(p.tail) > stderrTailLines {
 				p.tail = p.tail[len(p.tail)-stderrTailLines:]
 			}
@@ -239,7 +241,7 @@ func (j *jsonLines) Read(p []byte) (int, error) {
 			if trimmed[0] == '{' && json.Valid(trimmed) {
 				j.pending = append(trimmed, '\n')
 			} else {
-				j.log.Warn("mcp server wrote a line to stdout that is no JSON-RPC message; skipped", "line", clip(string(trimmed)))
+				j.log.Warn("mcp server wrote a line to stdout that is no JSON-RPC message; skipped", "line", clipLine(string(trimmed)))
 			}
 		}
 		j.err = err
@@ -249,9 +251,9 @@ func (j *jsonLines) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-func clip(s string) string {
+func clipLine(s string) string {
 	if len(s) <= logLineMax {
 		return s
 	}
-	return s[:logLineMax] + "…"
+	return clip.Prefix(s, logLineMax) + "…"
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/api"
 	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
 
+	"github.com/toolgate/toolgate/internal/clip"
 	"github.com/toolgate/toolgate/sdk/plugin"
 )
 
@@ -253,7 +254,7 @@ func truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	return s[:n] + "…"
+	return clip.Prefix(s, n) + "…"
 }
 
 // queryOpts passes the request timeout on to Prometheus, so the server stops

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 func TestFormatValue(t *testing.T) {
@@ -145,4 +146,14 @@ func FuzzParsePosition(f *testing.F) {
 		}
 		_ = pointAt(msg, pos)
 	})
+}
+
+// truncate cuts on a character boundary: text cut inside one is not UTF-8,
+// and a result holding it cannot be sent.
+func TestTruncateKeepsUTF8(t *testing.T) {
+	for _, n := range []int{1, 2, 3, 4, 5} {
+		if got := truncate("éééé", n); !utf8.ValidString(got) {
+			t.Errorf("truncate(%d) = %q, not UTF-8", n, got)
+		}
+	}
 }

@@ -5,6 +5,7 @@ package wire
 
 import (
 	"encoding/json"
+	"strings"
 
 	"github.com/toolgate/toolgate/sdk/internal/pluginv1"
 	"github.com/toolgate/toolgate/sdk/protov1"
@@ -94,7 +95,7 @@ func contentsToPB(c *protov1.ResourceContents) *pluginv1.ResourceContents {
 	if c.IsBlob() {
 		out.Body = &pluginv1.ResourceContents_Blob{Blob: c.Blob}
 	} else {
-		out.Body = &pluginv1.ResourceContents_Text{Text: c.Text}
+		out.Body = &pluginv1.ResourceContents_Text{Text: validText(c.Text)}
 	}
 	return out
 }
@@ -111,6 +112,13 @@ func contentsFromPB(c *pluginv1.ResourceContents) *protov1.ResourceContents {
 	}
 	return out
 }
+
+// validText is text as protobuf may carry it: a string field must be UTF-8,
+// and one that is not fails the whole message, so a tool whose text holds a
+// stray byte (a file read as text, output cut mid-character) would answer
+// with a marshalling error instead of its result. Each bad byte becomes
+// U+FFFD, as a JSON encoder writes it; valid text is returned as it is.
+func validText(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }
 
 func contentToPB(c *protov1.Content) *pluginv1.Content {
 	out := &pluginv1.Content{AnnotationsJson: c.Annotations, MetaJson: c.Meta}
@@ -132,7 +140,7 @@ func contentToPB(c *protov1.Content) *pluginv1.Content {
 		}
 		out.Kind = &pluginv1.Content_ResourceLink{ResourceLink: linkToPB(link)}
 	default:
-		out.Kind = &pluginv1.Content_Text{Text: &pluginv1.TextContent{Text: c.Text}}
+		out.Kind = &pluginv1.Content_Text{Text: &pluginv1.TextContent{Text: validText(c.Text)}}
 	}
 	return out
 }
