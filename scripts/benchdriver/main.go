@@ -154,25 +154,12 @@ plugin "hello" {
 	}
 
 	// HTTP: a gateway process of its own, so the two transports do not share one.
-	dropCached(bin, wrapperOf(bin), hello)
-	srv := exec.Command(bin, "serve", "--config", cfg)
-	if err := srv.Start(); err != nil {
-		return err
-	}
-	started := time.Now()
-	defer func() {
-		_ = srv.Process.Signal(syscall.SIGTERM)
-		_ = srv.Wait()
-	}()
-	url := fmt.Sprintf("http://127.0.0.1:%d/mcp", port)
-	httpc, err := dialHTTP(url)
+	srv, httpc, err := startIdle(bin, cfg, port, hello, "x_everything_echo", "x_hello_echo")
 	if err != nil {
 		return err
 	}
-	if err := waitTools(httpc, "x_everything_echo", "x_hello_echo"); err != nil {
-		return err
-	}
-	time.Sleep(time.Until(started.Add(idleAfter)))
+	defer srv.stop()
+	url := fmt.Sprintf("http://127.0.0.1:%d/mcp", port)
 	printMemory(srv.Process.Pid, fmt.Sprintf("idle, %s after start, no calls yet", idleAfter))
 	overHTTP, err := measure(httpc, srv.Process.Pid, "tools/call", viaGateway, n)
 	if err != nil {

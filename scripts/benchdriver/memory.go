@@ -39,26 +39,44 @@ func idleMemory(n int, bin, hello, everything string) error {
 	if err := os.WriteFile(cfg, []byte(b.String()), 0o600); err != nil {
 		return err
 	}
-	dropCached(bin, wrapperOf(bin), hello)
-	srv := exec.Command(bin, "serve", "--config", cfg)
-	if err := srv.Start(); err != nil {
-		return err
-	}
-	started := time.Now()
-	defer func() {
-		_ = srv.Process.Signal(syscall.SIGTERM)
-		_ = srv.Wait()
-	}()
-	c, err := dialHTTP(fmt.Sprintf("http://127.0.0.1:%d/mcp", port))
+	srv, _, err := startIdle(bin, cfg, port, hello, tools...)
 	if err != nil {
 		return err
 	}
-	if err := waitTools(c, tools...); err != nil {
-		return err
-	}
-	time.Sleep(time.Until(started.Add(idleAfter)))
+	defer srv.stop()
 	printMemory(srv.Process.Pid, fmt.Sprintf("%d mcp-stdio plugins and hello, idle, %s after start", n, idleAfter))
 	return nil
+}
+
+// idleGateway is an HTTP gateway process started by startIdle.
+type idleGateway struct{ *exec.Cmd }
+
+func (g idleGateway) stop() {
+	_ = g.Process.Signal(syscall.SIGTERM)
+	_ = g.Wait()
+}
+
+// startIdle serves cfg over HTTP on port from bin, with the binaries first
+// evicted from the page cache (so they fault in as after a reboot), waits
+// until tools are listed, then until idleAfter has passed since the start,
+// so its memory can be read idle. The caller stops it.
+func startIdle(bin, cfg string, port int, hello string, tools ...string) (idleGateway, *httpRPC, error) {
+	dropCached(bin, wrapperOf(bin), hello)
+	srv := idleGateway{exec.Command(bin, "serve", "--config", cfg)}
+	if err := srv.Start(); err != nil {
+		return srv, nil, err
+	}
+	started := time.Now()
+	c, err := dialHTTP(fmt.Sprintf("http://127.0.0.1:%d/mcp", port))
+	if err == nil {
+		err = waitTools(c, tools...)
+	}
+	if err != nil {
+		srv.stop()
+		return srv, nil, err
+	}
+	time.Sleep(time.Until(started.Add(idleAfter)))
+	return srv, c, nil
 }
 
 // wrapperOf is the mcp-stdio wrapper a gateway binary runs when it is beside it.
