@@ -102,8 +102,6 @@ type Plugin struct {
 type Tool struct {
 	Def     protov1.Tool
 	Handler func(ctx context.Context, call *Call) (*Result, error)
-
-	derived bool // NewTool made Def's input schema, so it is valid as it stands
 }
 
 // Resource is a fixed resource and how to read it.
@@ -196,8 +194,11 @@ func (p *Plugin) validate() error {
 		if err := checkToolName(t.Def.Name); err != nil {
 			return fmt.Errorf("plugin %q: %w", p.Name, err)
 		}
-		if err := t.checkSchemas(); err != nil {
-			return fmt.Errorf("plugin %q: %w", p.Name, err)
+		if len(t.Def.InputSchema) > 0 && !json.Valid(t.Def.InputSchema) {
+			return fmt.Errorf("plugin %q: tool %q: input schema is not valid JSON", p.Name, t.Def.Name)
+		}
+		if len(t.Def.OutputSchema) > 0 && !json.Valid(t.Def.OutputSchema) {
+			return fmt.Errorf("plugin %q: tool %q: output schema is not valid JSON", p.Name, t.Def.Name)
 		}
 	}
 	for _, r := range p.Resources {

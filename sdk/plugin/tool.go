@@ -75,7 +75,7 @@ func NewTool[A any](name, description string, fn func(ctx context.Context, call 
 	for _, o := range opts {
 		o(&def)
 	}
-	return Tool{Def: def, derived: true, Handler: func(ctx context.Context, call *Call) (*Result, error) {
+	return Tool{Def: def, Handler: func(ctx context.Context, call *Call) (*Result, error) {
 		var args A
 		if err := decodeArgs(call.Arguments, &args); err != nil {
 			return Errorf("invalid arguments for %s: %v", name, err), nil

@@ -11,9 +11,8 @@ import (
 )
 
 // A tool the gateway could only publish bent (a name outside MCP's
-// characters) or never call (a schema that does not compile) stops the
-// plugin at start, with the tool and the fix named, rather than surfacing
-// as a hashed name or an error at every call.
+// characters) stops the plugin at start, with the tool and the fix named,
+// rather than surfacing as a hashed name.
 func TestToolDefinitionsTheGatewayWouldRefuse(t *testing.T) {
 	noop := func(context.Context, *plugin.Call) (*plugin.Result, error) { return plugin.Text(""), nil }
 	raw := func(name, in, out string) plugin.Tool {
@@ -30,11 +29,6 @@ func TestToolDefinitionsTheGatewayWouldRefuse(t *testing.T) {
 		{raw("get weather", `{"type":"object"}`, ""), []string{`tool "get weather"`, `name has ' '`, "letters, digits, _ and -"}},
 		{raw("notes.add", `{"type":"object"}`, ""), []string{`tool "notes.add"`, `name has '.'`}},
 		{raw(strings.Repeat("a", 65), `{"type":"object"}`, ""), []string{"65 characters", "at most 64"}},
-		{raw("typo", `{"type":"objekt"}`, ""), []string{`tool "typo": input schema`, "/type"}},
-		{raw("bad_min", `{"type":"object","properties":{"n":{"type":"integer","minimum":"x"}}}`, ""), []string{`tool "bad_min": input schema`, "/properties/n/minimum"}},
-		{raw("remote", `{"type":"object","properties":{"n":{"$ref":"https://example.com/n.json"}}}`, ""), []string{`tool "remote": input schema`}},
-		{raw("output", `{"type":"object"}`, `{"type":"objekt"}`), []string{`tool "output": output schema`}},
-		{raw("broken", `{`, ""), []string{`tool "broken": input schema`}},
 	} {
 		_, err := (&plugin.Plugin{Name: "p", Tools: []plugin.Tool{tt.tool}}).Backend()
 		if err == nil {
@@ -47,7 +41,7 @@ func TestToolDefinitionsTheGatewayWouldRefuse(t *testing.T) {
 			}
 		}
 	}
-	ok := raw("get_weather-2", `{"type":"object","properties":{"n":{"type":"integer","minimum":1}}}`, `{"type":"object"}`)
+	ok := raw("get_weather-2", `{"type":"object"}`, "")
 	if _, err := (&plugin.Plugin{Name: "p", Tools: []plugin.Tool{ok}}).Backend(); err != nil {
 		t.Errorf("a valid raw tool was refused: %v", err)
 	}

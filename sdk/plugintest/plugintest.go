@@ -88,7 +88,32 @@ func ServePlugin(t testing.TB, p *plugin.Plugin) protov1.Backend {
 	if err != nil {
 		t.Fatalf("plugin definition: %v", err)
 	}
+	if err := checkSchemas(p); err != nil {
+		t.Fatalf("plugin definition: %v", err)
+	}
 	return Serve(t, b)
+}
+
+// checkSchemas compiles every tool's schemas with the validator the gateway
+// checks calls with, so a hand-written schema it would refuse at every call
+// fails the author's test. It runs here rather than at the plugin's start:
+// the validator compiles its meta-schemas when first loaded, which every
+// plugin process would pay for a check its tests already made.
+func checkSchemas(p *plugin.Plugin) error {
+	for _, tool := range p.Tools {
+		for _, s := range []struct {
+			which  string
+			schema json.RawMessage
+		}{{"input", tool.Def.InputSchema}, {"output", tool.Def.OutputSchema}} {
+			if len(s.schema) == 0 {
+				continue
+			}
+			if _, err := schema.Compile(s.schema); err != nil {
+				return fmt.Errorf("plugin %q: tool %q: %s schema: %w", p.Name, tool.Def.Name, s.which, err)
+			}
+		}
+	}
+	return nil
 }
 
 // ServeConfigured serves a declarative plugin and configures it with config,
