@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -319,19 +318,9 @@ func TestLargeAnswerToAClientThatReadsNothingIsGivenUp(t *testing.T) {
 	c := newHTTPConn(t, ts.URL+endpointPath, nil)
 	c.initialize()
 
-	d := net.Dialer{Control: func(_, _ string, rc syscall.RawConn) error {
-		return rc.Control(func(fd uintptr) { _ = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096) })
-	}}
-	conn, err := d.Dial("tcp", ts.Listener.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
+	conn := postUnread(t, ts.Listener.Addr().String(), c.sid,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"big","arguments":{}}}`, headerProtocol+": 2025-11-25")
 	defer conn.Close() // before ts.Close, which waits for the handler
-	body := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"big","arguments":{}}}`
-	if _, err := fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n%s: %s\r\n%s: 2025-11-25\r\nContent-Length: %d\r\n\r\n%s",
-		endpointPath, ts.Listener.Addr(), headerSessionID, c.sid, headerProtocol, len(body), body); err != nil {
-		t.Fatal(err)
-	}
 	select {
 	case <-closed:
 	case <-time.After(10 * time.Second):

@@ -39,20 +39,9 @@ func TestCallEndsThoughItsClientReadsNothing(t *testing.T) {
 	c := newHTTPConn(t, ts.URL+endpointPath, nil)
 	c.initialize()
 
-	// A client whose receive buffer is small and never read.
-	d := net.Dialer{Control: func(_, _ string, rc syscall.RawConn) error {
-		return rc.Control(func(fd uintptr) { _ = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096) })
-	}}
-	conn, err := d.Dial("tcp", ts.Listener.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
+	conn := postUnread(t, ts.Listener.Addr().String(), c.sid,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"flood","arguments":{},"_meta":{"progressToken":"p"}}}`)
 	defer conn.Close() // before ts.Close, which waits for the handler
-	body := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"flood","arguments":{},"_meta":{"progressToken":"p"}}}`
-	if _, err := fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n%s: %s\r\nContent-Length: %d\r\n\r\n%s",
-		endpointPath, ts.Listener.Addr(), headerSessionID, c.sid, len(body), body); err != nil {
-		t.Fatal(err)
-	}
 	select {
 	case <-ended:
 	case <-time.After(10 * time.Second):
@@ -62,4 +51,28 @@ func TestCallEndsThoughItsClientReadsNothing(t *testing.T) {
 	if _, msgs := c.post(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"text":"still here"}}}`); len(msgs) == 0 || !strings.Contains(string(msgs[len(msgs)-1].Result), "still here") {
 		t.Errorf("another client's call answered %v", msgs)
 	}
+}
+
+// postUnread posts body to the session sid on a connection whose receive
+// buffer is small and that the test never reads: a client that stops
+// reading its answer. The caller closes the connection.
+func postUnread(t *testing.T, addr, sid, body string, headers ...string) net.Conn {
+	t.Helper()
+	d := net.Dialer{Control: func(_, _ string, rc syscall.RawConn) error {
+		return rc.Control(func(fd uintptr) { _ = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096) })
+	}}
+	conn, err := d.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	extra := ""
+	for _, h := range headers {
+		extra += h + "\r\n"
+	}
+	if _, err := fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n%s: %s\r\n%sContent-Length: %d\r\n\r\n%s",
+		endpointPath, addr, headerSessionID, sid, extra, len(body), body); err != nil {
+		conn.Close()
+		t.Fatal(err)
+	}
+	return conn
 }
